@@ -1,0 +1,326 @@
+//! The command line, as plain clap structs. No logic lives here: `cli::run` resolves these
+//! into engine requests.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// slm: a local memory for people and AI agents.
+///
+/// Remember notes, decisions and facts on this machine; recall answers which stored
+/// memories are the best evidence for a question, and says honestly whether it found the
+/// answer (supported), something close (related), or nothing (none).
+#[derive(Debug, Parser)]
+#[command(name = "slm", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct GlobalArgs {
+    /// Print machine-readable JSON (the schema is in the README, "JSON output").
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// When to use colour: auto means a terminal without NO_COLOR and without --json.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// The profile to read and write (default: $SLM_PROFILE, else "default").
+    #[arg(long, global = true, env = "SLM_PROFILE", default_value = "default")]
+    pub profile: String,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Save a memory (the text argument, or standard input when it is absent or "-").
+    Remember(RememberArgs),
+    /// Import memories from JSON Lines (one object a line; see the README).
+    Import(ImportArgs),
+    /// Ask which memories are the best evidence for a question.
+    Recall(RecallArgs),
+    /// Show one memory with its depth-2 context (same session, same entities, correction).
+    Expand(ExpandArgs),
+    /// List memories, newest first.
+    List(ListArgs),
+    /// Show one memory in full.
+    Show(ShowArgs),
+    /// Change a memory's text, kind, tags, pin or scope.
+    Update(UpdateArgs),
+    /// Delete memories by id.
+    Delete(DeleteArgs),
+    /// Delete the memories matching a query or filter (asks first unless -y).
+    Forget(ForgetArgs),
+    /// Rebuild the keyword and vector indexes from the store.
+    Reindex,
+    /// Check the store, the indexes, the model and the runtime; say what to fix.
+    Doctor,
+    /// Measure recall quality on a data set (LoCoMo, question lists).
+    #[command(subcommand)]
+    Eval(EvalCommand),
+    /// Measure speed (prints figures; asserts nothing).
+    #[command(subcommand)]
+    Bench(BenchCommand),
+    /// Print a shell completion script.
+    Completions(CompletionsArgs),
+    /// Print the man page (roff).
+    #[command(hide = true)]
+    Man,
+}
+
+#[derive(Debug, Args)]
+pub struct RememberArgs {
+    /// The memory text; absent or "-" reads standard input.
+    pub text: Option<String>,
+    /// What sort of memory: note, decision, fact, prompt, event, bookkeeping.
+    #[arg(long)]
+    pub kind: Option<String>,
+    /// A tag (repeatable).
+    #[arg(long = "tag")]
+    pub tags: Vec<String>,
+    /// The session this memory belongs to.
+    #[arg(long)]
+    pub session: Option<String>,
+    /// Pin it: a pinned memory always counts as evidence.
+    #[arg(long)]
+    pub pin: bool,
+    /// personal (default), shared or global.
+    #[arg(long)]
+    pub scope: Option<String>,
+    /// When the thing happened (event time), e.g. 2024-05-08 or "2 days ago".
+    #[arg(long)]
+    pub at: Option<String>,
+    /// Who saved it: user (default), agent, hook, captured_prompt.
+    #[arg(long)]
+    pub source: Option<String>,
+    /// Saving twice with the same key stores it once.
+    #[arg(long)]
+    pub idempotency_key: Option<String>,
+    /// The id of the memory this one corrects.
+    #[arg(long)]
+    pub supersedes: Option<i64>,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// JSON Lines file ("-" for standard input).
+    pub file: PathBuf,
+    /// Import the good lines and report the bad ones (default: any bad line imports nothing).
+    #[arg(long)]
+    pub skip_bad: bool,
+    /// Print "LINE<TAB>ID" for each memory as soon as it is durable.
+    #[arg(long)]
+    pub print_ids: bool,
+    /// Lines per transaction.
+    #[arg(long, default_value_t = 256)]
+    pub batch: usize,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct RecallArgs {
+    /// The question.
+    pub query: String,
+    /// How many results at most.
+    #[arg(long, default_value_t = 10)]
+    pub limit: usize,
+    /// 0: ids, tier, score, preview; 1: full memories (default); 2: with context.
+    #[arg(long, default_value_t = 1)]
+    pub depth: u8,
+    /// Cap the whole answer at this many tokens (the embedding model's tokenizer).
+    #[arg(long)]
+    pub max_tokens: Option<usize>,
+    /// List the closest weak matches too, labelled weak.
+    #[arg(long)]
+    pub show_weak: bool,
+    /// The agent view: only supported results (related only with --include-related).
+    #[arg(long)]
+    pub agent: bool,
+    /// With --agent: return related memories too.
+    #[arg(long)]
+    pub include_related: bool,
+    /// Print a trace of every stage.
+    #[arg(long)]
+    pub explain: bool,
+    /// Only memories whose event time is in this window: 7d, 12h, 2024-01-01..2024-02-01.
+    #[arg(long)]
+    pub window: Option<String>,
+    /// What was true at this time (event time and validity up to it).
+    #[arg(long)]
+    pub as_of: Option<String>,
+    /// What slm knew before this time (system time).
+    #[arg(long)]
+    pub known_as_of: Option<String>,
+    /// Only memories valid at this time.
+    #[arg(long)]
+    pub valid_at: Option<String>,
+    /// Let shared memories join.
+    #[arg(long)]
+    pub include_shared: bool,
+    /// Let global memories join.
+    #[arg(long)]
+    pub include_global: bool,
+    /// Only memories of this kind.
+    #[arg(long)]
+    pub kind: Option<String>,
+    /// Answer within this many seconds (unchecked keyword matches when the full search cannot finish).
+    #[arg(long)]
+    pub budget_s: Option<f64>,
+}
+
+#[derive(Debug, Args)]
+pub struct ExpandArgs {
+    pub id: i64,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    #[arg(long, default_value_t = 50)]
+    pub limit: usize,
+    #[arg(long)]
+    pub kind: Option<String>,
+    #[arg(long)]
+    pub tag: Option<String>,
+    #[arg(long)]
+    pub session: Option<String>,
+    /// Include bookkeeping rows (hook noise), which are hidden by default.
+    #[arg(long)]
+    pub all: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    pub id: i64,
+}
+
+#[derive(Debug, Args)]
+pub struct UpdateArgs {
+    pub id: i64,
+    /// New text ("-" reads standard input).
+    #[arg(long)]
+    pub text: Option<String>,
+    #[arg(long)]
+    pub kind: Option<String>,
+    /// Replace the tags (repeatable).
+    #[arg(long = "tag")]
+    pub tags: Vec<String>,
+    #[arg(long, conflicts_with = "unpin")]
+    pub pin: bool,
+    #[arg(long)]
+    pub unpin: bool,
+    #[arg(long)]
+    pub scope: Option<String>,
+    /// New event time.
+    #[arg(long)]
+    pub at: Option<String>,
+    /// Mark it corrected by this memory id.
+    #[arg(long)]
+    pub superseded_by: Option<i64>,
+}
+
+#[derive(Debug, Args)]
+pub struct DeleteArgs {
+    #[arg(required = true)]
+    pub ids: Vec<i64>,
+}
+
+#[derive(Debug, Args)]
+pub struct ForgetArgs {
+    /// Forget the memories this query finds as supported or related evidence.
+    pub query: Option<String>,
+    #[arg(long)]
+    pub kind: Option<String>,
+    #[arg(long)]
+    pub tag: Option<String>,
+    #[arg(long)]
+    pub session: Option<String>,
+    /// Only memories whose event time is before this.
+    #[arg(long)]
+    pub before: Option<String>,
+    /// Show what would be forgotten; change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Do not ask.
+    #[arg(short = 'y', long)]
+    pub yes: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum EvalCommand {
+    /// Evidence recall and tiers on a LoCoMo-format file.
+    Locomo(EvalLocomoArgs),
+    /// Run a question list and count how many met the expectation.
+    Questions(EvalQuestionsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct EvalLocomoArgs {
+    pub path: PathBuf,
+    /// Only these conversations (comma separated sample ids).
+    #[arg(long, value_delimiter = ',')]
+    pub conversations: Vec<String>,
+    /// Audit corrections (locomo-dev-audit.json format).
+    #[arg(long)]
+    pub audit: Option<PathBuf>,
+    /// Cut-offs for R@k and hit@k.
+    #[arg(long, value_delimiter = ',', default_values_t = vec![1, 5, 10])]
+    pub k: Vec<usize>,
+    /// Also run a simple baseline on the same data: bm25 or dense.
+    #[arg(long, value_delimiter = ',')]
+    pub baseline: Vec<String>,
+    /// Write a Markdown report here too.
+    #[arg(long)]
+    pub markdown: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct EvalQuestionsArgs {
+    pub file: PathBuf,
+    /// none: the tier must be none; not-supported: anything but supported.
+    #[arg(long)]
+    pub expect: String,
+    /// A LoCoMo file whose conversations form the store (default: ../shared/data/locomo-dev.json).
+    #[arg(long)]
+    pub store: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// Import N memories and report memories/s, time to findable, size, RSS.
+    Ingest(BenchIngestArgs),
+    /// Recall latency on a synthetic store built from LoCoMo turns.
+    Recall(BenchRecallArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchIngestArgs {
+    #[arg(long, default_value_t = 1000)]
+    pub memories: usize,
+    /// LoCoMo file to take turn text from.
+    #[arg(long, default_value = "../shared/data/locomo-dev.json")]
+    pub data: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchRecallArgs {
+    #[arg(long, default_value_t = 27000)]
+    pub memories: usize,
+    #[arg(long, default_value_t = 200)]
+    pub questions: usize,
+    #[arg(long, value_delimiter = ',', default_values_t = vec![1])]
+    pub concurrency: Vec<usize>,
+    #[arg(long, default_value = "../shared/data/locomo-dev.json")]
+    pub data: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}

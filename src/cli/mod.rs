@@ -1,0 +1,162 @@
+//! The command-line front: parse, resolve into engine calls, print.
+//!
+//! Help, version, completions and the man page never open the store.
+
+pub mod args;
+mod read;
+mod recall_cmd;
+mod write;
+
+use crate::output::{self, Style};
+use crate::{Error, Result};
+use args::{Cli, Command};
+use clap::{CommandFactory, Parser};
+
+/// Run slm with the process arguments; returns the exit code.
+pub fn run() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { crate::error::EXIT_USAGE } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let style = Style::resolve(cli.global.color, cli.global.json);
+    let name = command_name(&cli.command);
+    match dispatch(cli, style) {
+        Ok(code) => code,
+        Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => 0,
+        Err(e) => {
+            if style.json {
+                if output::print_json(&output::error_json(name, &e)).is_err() {
+                    return e.exit_code();
+                }
+            } else {
+                eprintln!("slm: {e}");
+                if let Some(h) = e.hint() {
+                    eprintln!("hint: {h}");
+                }
+            }
+            e.exit_code()
+        }
+    }
+}
+
+fn command_name(c: &Command) -> &'static str {
+    match c {
+        Command::Remember(_) => "remember",
+        Command::Import(_) => "import",
+        Command::Recall(_) => "recall",
+        Command::Expand(_) => "expand",
+        Command::List(_) => "list",
+        Command::Show(_) => "show",
+        Command::Update(_) => "update",
+        Command::Delete(_) => "delete",
+        Command::Forget(_) => "forget",
+        Command::Reindex => "reindex",
+        Command::Doctor => "doctor",
+        Command::Eval(_) => "eval",
+        Command::Bench(_) => "bench",
+        Command::Completions(_) => "completions",
+        Command::Man => "man",
+    }
+}
+
+fn dispatch(cli: Cli, style: Style) -> Result<i32> {
+    let g = cli.global;
+    match cli.command {
+        Command::Completions(a) => {
+            let mut out = Vec::new();
+            clap_complete::generate(a.shell, &mut Cli::command(), "slm", &mut out);
+            emit_raw(&out)
+        }
+        Command::Man => emit_raw(&man_page()),
+        Command::Remember(a) => write::remember(a, &g, style),
+        Command::Import(a) => write::import(a, &g, style),
+        Command::Update(a) => write::update(a, &g, style),
+        Command::Delete(a) => write::delete(a, &g, style),
+        Command::Forget(a) => write::forget(a, &g, style),
+        Command::List(a) => read::list(a, &g, style),
+        Command::Show(a) => read::show(a, &g, style),
+        Command::Reindex => read::reindex(&g, style),
+        Command::Doctor => read::doctor(&g, style),
+        Command::Recall(a) => recall_cmd::recall(a, &g, style),
+        Command::Expand(a) => recall_cmd::expand(a, &g, style),
+        Command::Eval(c) => crate::eval::run(c, &g, style),
+        Command::Bench(c) => crate::bench::run(c, &g, style),
+    }
+}
+
+fn emit_raw(bytes: &[u8]) -> Result<i32> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes).and_then(|_| out.flush()).map_err(|e| Error::io("writing to stdout", e))?;
+    Ok(0)
+}
+
+/// The man page, generated from the clap definitions.
+pub fn man_page() -> Vec<u8> {
+    let mut out = Vec::new();
+    clap_mangen::Man::new(Cli::command()).render(&mut out).expect("rendering to memory cannot fail");
+    out
+}
+
+/// A completion script, generated from the clap definitions.
+pub fn completion(shell: clap_complete::Shell) -> Vec<u8> {
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "slm", &mut out);
+    out
+}
+
+/// Print human text or the JSON envelope; maps a closed pipe to a quiet exit.
+pub(crate) fn emit(style: Style, command: &str, json: serde_json::Value, human: impl FnOnce() -> String) -> Result<()> {
+    let r = if style.json { output::print_json(&output::envelope(command, json)) } else { output::print(&human()) };
+    r.map_err(|e| Error::io("writing to stdout", e))
+}
+
+pub(crate) fn parse_kind(s: &Option<String>) -> Result<Option<crate::memory::Kind>> {
+    s.as_deref()
+        .map(|v| {
+            crate::memory::Kind::parse(v)
+                .ok_or_else(|| Error::Usage(format!("--kind {v:?}: expected one of {}", crate::memory::Kind::names())))
+        })
+        .transpose()
+}
+
+pub(crate) fn parse_scope(s: &Option<String>) -> Result<Option<crate::memory::Scope>> {
+    s.as_deref()
+        .map(|v| {
+            crate::memory::Scope::parse(v)
+                .ok_or_else(|| Error::Usage(format!("--scope {v:?}: expected one of {}", crate::memory::Scope::names())))
+        })
+        .transpose()
+}
+
+pub(crate) fn parse_time(flag: &str, v: &Option<String>, now: chrono::DateTime<chrono::Utc>) -> Result<Option<i64>> {
+    v.as_deref()
+        .map(|s| {
+            crate::timeparse::parse_point(s, now)
+                .map(|t| t.timestamp_millis())
+                .map_err(|e| Error::Usage(format!("{flag} {s:?}: {e}")))
+        })
+        .transpose()
+}
+
+/// Read all of standard input as UTF-8 text.
+pub(crate) fn read_stdin() -> Result<String> {
+    use std::io::Read;
+    let mut buf = Vec::new();
+    std::io::stdin().read_to_end(&mut buf).map_err(|e| Error::io("reading standard input", e))?;
+    String::from_utf8(buf).map_err(|e| {
+        Error::Input(format!(
+            "standard input is not valid UTF-8 (first bad byte at offset {}); nothing was stored",
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+/// `emit` for the measurement commands outside `cli`.
+pub fn emit_pub(style: Style, command: &str, json: serde_json::Value, human: impl FnOnce() -> String) -> Result<()> {
+    emit(style, command, json, human)
+}

@@ -1,0 +1,158 @@
+//! `list`, `show`, `reindex`, `doctor`.
+
+use super::args::{GlobalArgs, ListArgs, ShowArgs};
+use super::write::{check_profile, open};
+use super::{emit, parse_kind};
+use crate::clock::fmt_ms;
+use crate::engine::ModelMode;
+use crate::memory::Memory;
+use crate::output::Style;
+use crate::store::ListFilter;
+use crate::{Error, Result};
+use serde_json::json;
+
+pub fn list(a: ListArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
+    let engine = open(ModelMode::Skip)?;
+    let f = ListFilter {
+        profile: Some(g.profile.clone()),
+        kind: parse_kind(&a.kind)?,
+        tag: a.tag,
+        session_id: a.session,
+        include_bookkeeping: a.all,
+        limit: Some(a.limit),
+        newest_first: true,
+        ..Default::default()
+    };
+    let ms = engine.list(&f)?;
+    emit(style, "list", json!({ "memories": ms }), || {
+        if ms.is_empty() {
+            return "no memories yet; `slm remember \"…\"` saves one".into();
+        }
+        ms.iter().map(|m| line(m, style)).collect::<Vec<_>>().join("\n")
+    })?;
+    Ok(0)
+}
+
+fn line(m: &Memory, style: Style) -> String {
+    let mut flags = String::new();
+    if m.pinned {
+        flags.push_str(" [pinned]");
+    }
+    if m.bookkeeping.is_some() {
+        flags.push_str(" [bookkeeping]");
+    }
+    if m.superseded_by.is_some() {
+        flags.push_str(" [superseded]");
+    }
+    format!(
+        "{:>6}  {}  {:<8} {}{}",
+        style.bold(&m.id.to_string()),
+        style.dim(&fmt_ms(m.event_at)[..10]),
+        m.kind.as_str(),
+        style.text(&crate::text::preview(&m.text, 80)),
+        style.dim(&flags)
+    )
+}
+
+pub fn show(a: ShowArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
+    let engine = open(ModelMode::Skip)?;
+    check_profile(&engine, a.id, g)?;
+    let m = engine.get(a.id)?.ok_or(Error::NotFound(a.id))?;
+    emit(style, "show", json!({ "memory": m }), || {
+        let mut s = format!("{} {}\n\n{}\n", style.bold("memory"), m.id, style.text(&m.text));
+        s.push_str(&format!(
+            "\nkind {}  source {}  profile {}  scope {}\nevent {}  saved {}",
+            m.kind,
+            m.source,
+            m.profile,
+            m.scope,
+            fmt_ms(m.event_at),
+            fmt_ms(m.created_at)
+        ));
+        if let Some(sid) = &m.session_id {
+            s.push_str(&format!("\nsession {sid}"));
+        }
+        if !m.tags.is_empty() {
+            s.push_str(&format!("\ntags {}", m.tags.join(", ")));
+        }
+        if let Some(b) = &m.bookkeeping {
+            s.push_str(&format!("\nbookkeeping: {b}"));
+        }
+        if let Some(n) = m.superseded_by {
+            s.push_str(&format!("\ncorrected by {n}"));
+        }
+        s
+    })?;
+    Ok(0)
+}
+
+pub fn reindex(_g: &GlobalArgs, style: Style) -> Result<i32> {
+    let engine = open(ModelMode::Load)?;
+    let (n, embedded) = engine.reindex()?;
+    let model = engine.model_status().map(|s| s.detail.clone());
+    emit(style, "reindex", json!({ "memories": n, "embedded": embedded, "model_missing": model }), || {
+        let mut s = format!("rebuilt the indexes over {n} memories ({embedded} newly embedded)");
+        if let Some(m) = &model {
+            s.push_str(&format!("\nno embedding model ({m}): the vector index was not built"));
+        }
+        s
+    })?;
+    Ok(0)
+}
+
+pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
+    let engine = open(ModelMode::Load)?;
+    let count = engine.count()?;
+    let generation = engine.generation()?;
+    let integrity = engine.reader().and_then(|r| r.integrity_check()).unwrap_or_else(|e| e.to_string());
+    let bm25 = engine.bm25_health();
+    let vectors = engine.vector_health();
+    let pending = engine.pending_embeddings()?;
+    let (model, probe) = match engine.embedder() {
+        Some(e) => {
+            let probe = e.embed(&["slm doctor probe: is the model alive?"]).map(|mut v| v.pop().unwrap_or_default());
+            let probe = match probe {
+                Ok(v) => json!({ "dimension": v.len(), "norm": v.iter().map(|x| x * x).sum::<f32>().sqrt(), "first": &v[..v.len().min(4)] }),
+                Err(e) => json!({ "error": e.to_string() }),
+            };
+            (json!({ "state": "loaded", "id": e.id(), "dimension": e.dim(), "similarity_floor": e.similarity_floor() }), probe)
+        }
+        None => (json!(engine.model_status()), json!(null)),
+    };
+    let ok = engine.embedder().is_some() && bm25.usable() && integrity == "ok";
+    let body = json!({
+        "ok": ok,
+        "data_dir": engine.paths.data.display().to_string(),
+        "cache_dir": engine.paths.cache.display().to_string(),
+        "store": { "path": engine.paths.store().display().to_string(), "schema": crate::store::schema::latest(),
+                   "memories": count, "generation": generation, "integrity": integrity },
+        "bm25": { "health": bm25, "documents": engine.num_docs() },
+        "vectors": { "health": vectors, "size": engine.with_vectors(|v| v.map(|v| v.len()))?, "pending_embeddings": pending },
+        "model": model,
+        "probe_embedding": probe,
+    });
+    emit(style, "doctor", body.clone(), || {
+        let mut s = String::new();
+        let mark = |good: bool| if good { style.green("ok  ") } else { style.red("FIX ") };
+        s.push_str(&format!("{}store      {} ({count} memories, generation {generation}, integrity {integrity})\n", mark(integrity == "ok"), engine.paths.store().display()));
+        s.push_str(&format!("{}keywords   {:?}, {} documents\n", mark(bm25.usable()), bm25, engine.num_docs()));
+        match engine.embedder() {
+            Some(e) => {
+                s.push_str(&format!("{}model      {} ({}-d)\n", mark(true), e.id(), e.dim()));
+                s.push_str(&format!("{}probe      {}\n", mark(probe.get("dimension").is_some()), probe));
+                s.push_str(&format!("{}vectors    {:?}, {} pending embeddings\n", mark(vectors.usable()), vectors, pending));
+            }
+            None => {
+                let st = engine.model_status();
+                s.push_str(&format!(
+                    "{}model      {}\n     recall runs keyword-only until this is fixed{}\n",
+                    mark(false),
+                    st.map(|m| m.detail.clone()).unwrap_or_default(),
+                    st.and_then(|m| m.fix.clone()).map(|f| format!("; run: {f}")).unwrap_or_default()
+                ));
+            }
+        }
+        s.trim_end().to_string()
+    })?;
+    Ok(if ok { 0 } else { 1 })
+}

@@ -1,0 +1,187 @@
+//! `recall` and `expand`: resolve flags into a `RecallRequest`, run it, print it.
+
+use super::args::{ExpandArgs, GlobalArgs, RecallArgs};
+use super::write::{check_profile, open};
+use super::{emit, parse_kind};
+use crate::engine::ModelMode;
+use crate::output::Style;
+use crate::recall::filters::{Filters, interval_ms};
+use crate::recall::tiers::{AnswerTier, Tier};
+use crate::recall::{RecallRequest, RecallResponse, ScoredResult, View};
+use crate::{Error, Result};
+use serde_json::json;
+
+/// Flags → a fully resolved request (clock, profile, policy, gate filled in).
+pub fn resolve(a: &RecallArgs, g: &GlobalArgs) -> Result<RecallRequest> {
+    crate::recall::validate_query(&a.query)?;
+    if a.depth > 2 {
+        return Err(Error::Usage(format!("--depth {}: expected 0, 1 or 2", a.depth)));
+    }
+    if a.max_tokens == Some(0) {
+        return Err(Error::Usage("--max-tokens 0: expected a positive number".into()));
+    }
+    if let Some(b) = a.budget_s {
+        if !(b.is_finite() && b > 0.0) {
+            return Err(Error::Usage(format!("--budget-s {b}: expected a positive number of seconds")));
+        }
+    }
+    let clock = crate::Clock::from_env()?;
+    let now = clock.now();
+    let settings = crate::settings::Settings::load(&crate::paths::Paths::from_env().settings())?;
+    let window = a
+        .window
+        .as_deref()
+        .map(|w| crate::timeparse::parse_window(w, now).map(|i| interval_ms(&i)).map_err(|e| Error::Usage(format!("--window {w:?}: {e}"))))
+        .transpose()?;
+    let point = |flag: &str, v: &Option<String>| super::parse_time(flag, v, now);
+    Ok(RecallRequest {
+        query: a.query.clone(),
+        filters: Filters {
+            profile: g.profile.clone(),
+            include_shared: a.include_shared || settings.retrieval.include_shared,
+            include_global: a.include_global || settings.retrieval.include_global,
+            window,
+            as_of: point("--as-of", &a.as_of)?,
+            known_as_of: point("--known-as-of", &a.known_as_of)?,
+            valid_at: point("--valid-at", &a.valid_at)?,
+            kind: parse_kind(&a.kind)?,
+        },
+        limit: a.limit.max(1),
+        depth: a.depth,
+        max_tokens: a.max_tokens,
+        show_weak: a.show_weak,
+        view: if a.agent { View::Agent { include_related: a.include_related } } else { View::Person },
+        explain: a.explain,
+        support_gate: crate::recall::tiers::gate_enabled(&settings),
+        now_ms: clock.now_ms(),
+        budget_s: a.budget_s,
+    })
+}
+
+pub fn recall(a: RecallArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
+    let req = resolve(&a, g)?;
+    let engine = open(ModelMode::Load)?;
+    let resp = crate::recall::run(&engine, &req)?;
+    emit(style, "recall", json!(resp), || render(&resp, style, a.explain))?;
+    Ok(0)
+}
+
+fn tier_label(t: Tier) -> &'static str {
+    match t {
+        Tier::Supported => "",
+        Tier::Weak => " [weak]",
+        Tier::Related => " [related]",
+    }
+}
+
+fn render_result(r: &ScoredResult, style: Style, out: &mut String) {
+    let label = tier_label(r.tier);
+    out.push_str(&format!(
+        "{:>2}. {:.2}{}  {}  {}  {}\n",
+        r.rank_position,
+        r.relevance_score,
+        style.yellow(label),
+        style.bold(&format!("#{}", r.id)),
+        style.dim(&r.event_at[..10.min(r.event_at.len())]),
+        style.text(&r.preview)
+    ));
+    if let Some(t) = &r.text {
+        if t.chars().count() > r.preview.chars().count() {
+            for line in style.text(t).lines() {
+                out.push_str(&format!("      {line}\n"));
+            }
+        }
+    }
+    if let Some(c) = &r.context {
+        for i in &c.items {
+            out.push_str(&format!("      {} #{} {}\n", style.dim(&format!("↳ {}", i.relation)), i.id, style.text(&crate::text::preview(&i.text, 80))));
+        }
+    }
+}
+
+fn render(resp: &RecallResponse, style: Style, explain: bool) -> String {
+    let mut s = String::new();
+    let head = match resp.tier {
+        AnswerTier::Supported => style.green("supported"),
+        AnswerTier::Related => style.yellow("related"),
+        AnswerTier::None => style.red("none"),
+    };
+    s.push_str(&format!("{head}"));
+    if let Some(n) = &resp.note {
+        s.push_str(&format!(": {n}"));
+    }
+    s.push('\n');
+    for r in &resp.results {
+        render_result(r, style, &mut s);
+    }
+    if !resp.weak.is_empty() {
+        s.push_str(&style.dim("closest weak matches:\n"));
+        for r in &resp.weak {
+            render_result(r, style, &mut s);
+        }
+    }
+    if !resp.layers.trimmed.is_empty() {
+        s.push_str(&style.dim(&format!("(trimmed to {} tokens: {})\n", resp.layers.tokens_used, resp.layers.trimmed.join(", "))));
+    }
+    if explain {
+        if let Some(e) = &resp.explain {
+            s.push_str(&explain_text(resp, e));
+        }
+    }
+    s.trim_end().to_string()
+}
+
+fn explain_text(resp: &RecallResponse, e: &crate::recall::Explain) -> String {
+    let mut s = String::from("\n── explain ──\n");
+    s.push_str(&format!("class {:?}; weights {}\n", resp.query_class, serde_json::to_string(&resp.channel_weights).unwrap_or_default()));
+    for (c, st) in &resp.channel_status {
+        let hits = e.channels.get(c).map(|h| h.iter().take(5).map(|(id, sc)| format!("#{id}:{sc:.3}")).collect::<Vec<_>>().join(" ")).unwrap_or_default();
+        s.push_str(&format!("  {:<9} {:?} {}\n", c.name(), st, hits));
+    }
+    s.push_str(&format!("boosts: entities {:?}, scored {}\n", e.boosts.question_entities, e.boosts.scored));
+    s.push_str("fused (top 10): id fused ×boost = score\n");
+    for c in e.fused.iter().take(10) {
+        let verdict = e.floor.iter().find(|v| v.id == c.id);
+        s.push_str(&format!(
+            "  #{:<6} {:.4} ×{:.2} = {:.4}  floor: {}\n",
+            c.id,
+            c.fused,
+            c.boost,
+            c.score,
+            verdict.map(|v| format!("{} ({})", if v.kept { "kept" } else { "dropped" }, v.because.join(", "))).unwrap_or_default()
+        ));
+    }
+    s.push_str("support (per memory): score = lift, coverage, rare_all, entity\n");
+    for sg in e.support.iter().take(10) {
+        s.push_str(&format!(
+            "  #{:<6} {:.3} = lift {:.3} (cos {:.3} − base {:.3}), cov {:.2}, rare {}, entity {} → {}\n",
+            sg.id,
+            sg.score,
+            sg.lift,
+            sg.cosine.unwrap_or(0.0),
+            sg.baseline,
+            sg.coverage,
+            sg.rare_all,
+            sg.entity,
+            if sg.supported { "supported" } else { "not" }
+        ));
+    }
+    s.push_str(&format!("final order: {:?}\nreranker: {:?}; timing ms: {}\n", e.final_order, resp.reranker_status, serde_json::to_string(&resp.timing_ms).unwrap_or_default()));
+    s
+}
+
+pub fn expand(a: ExpandArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
+    let engine = open(ModelMode::Skip)?;
+    check_profile(&engine, a.id, g)?;
+    let m = engine.get(a.id)?.ok_or(Error::NotFound(a.id))?;
+    let filters = Filters { profile: g.profile.clone(), ..Default::default() };
+    let ctx = crate::recall::layers::context_for(&engine, a.id, &filters)?;
+    emit(style, "expand", json!({ "memory": m, "context": ctx }), || {
+        let mut s = format!("#{} {}\n", m.id, style.text(&m.text));
+        for i in &ctx.items {
+            s.push_str(&format!("  ↳ {} #{} {}\n", i.relation, i.id, style.text(&crate::text::preview(&i.text, 90))));
+        }
+        s.trim_end().to_string()
+    })?;
+    Ok(0)
+}

@@ -1,0 +1,133 @@
+//! Embedding models: the real one (ONNX via fastembed, loaded from local files) and a
+//! deterministic stand-in for plumbing tests.
+//!
+//! Nothing is fetched at run time. `scripts/setup.sh` puts ONNX Runtime and
+//! all-MiniLM-L6-v2 (int8) into the cache dir; a user may point `SLM_MODEL_DIR` (or
+//! `model.dir` in settings) at another model directory, with an optional `slm-model.json`
+//! that names its pooling, dimension and its own similarity floor. When the model or the
+//! runtime is missing, slm runs BM25-only and says so; it never panics.
+
+pub mod manifest;
+pub mod onnx;
+
+pub use manifest::Manifest;
+
+use crate::Result;
+
+/// Environment variable naming a model directory to use instead of the default.
+pub const MODEL_DIR_ENV: &str = "SLM_MODEL_DIR";
+/// Environment variable naming the ONNX Runtime library (ort's own convention).
+pub const ORT_LIB_ENV: &str = "ORT_DYLIB_PATH";
+/// Test-only switch: `SLM_EMBEDDER=hash` uses the deterministic stand-in. It has no
+/// notion of meaning and must never be used to judge recall quality.
+pub const EMBEDDER_ENV: &str = "SLM_EMBEDDER";
+
+/// Something that turns texts into unit-length vectors.
+pub trait Embedder: Send + Sync {
+    /// Stable id of the model; stored with every embedding.
+    fn id(&self) -> &str;
+    fn dim(&self) -> usize;
+    /// The model's own evidence floor for cosine similarity, when it declares one.
+    fn similarity_floor(&self) -> Option<f32>;
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
+    /// Count tokens the way this model's tokenizer does (for token budgets).
+    fn count_tokens(&self, text: &str) -> usize;
+}
+
+/// Cosine similarity of two vectors (unit length or not).
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    let (mut dot, mut na, mut nb) = (0f32, 0f32, 0f32);
+    for (x, y) in a.iter().zip(b) {
+        dot += x * y;
+        na += x * x;
+        nb += y * y;
+    }
+    if na == 0.0 || nb == 0.0 { 0.0 } else { dot / (na.sqrt() * nb.sqrt()) }
+}
+
+pub fn normalize(v: &mut [f32]) {
+    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if n > 0.0 {
+        v.iter_mut().for_each(|x| *x /= n);
+    }
+}
+
+/// Deterministic stand-in: hashed character trigrams and words into 384 dimensions.
+/// Texts sharing words get similar vectors; nothing else. Plumbing tests only.
+pub struct HashEmbedder;
+
+impl HashEmbedder {
+    pub const DIM: usize = 384;
+}
+
+impl Embedder for HashEmbedder {
+    fn id(&self) -> &str {
+        "hash-stand-in-384"
+    }
+    fn dim(&self) -> usize {
+        Self::DIM
+    }
+    fn similarity_floor(&self) -> Option<f32> {
+        None
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        Ok(texts
+            .iter()
+            .map(|t| {
+                let mut v = vec![0f32; Self::DIM];
+                for w in crate::text::words(t) {
+                    let h = fnv(w.as_bytes());
+                    v[(h % Self::DIM as u64) as usize] += 1.0;
+                    v[((h >> 20) % Self::DIM as u64) as usize] += 0.5;
+                }
+                normalize(&mut v);
+                v
+            })
+            .collect())
+    }
+    fn count_tokens(&self, text: &str) -> usize {
+        fallback_token_count(text)
+    }
+}
+
+fn fnv(b: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for x in b {
+        h ^= *x as u64;
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    h
+}
+
+/// A deliberately high token estimate for when no tokenizer is available: every word
+/// piece, digit group and symbol as its own token, plus one per 4 characters of long
+/// words. WordPiece never produces more tokens than this for ASCII text, so a budget
+/// counted this way is never exceeded.
+pub fn fallback_token_count(text: &str) -> usize {
+    let mut n = 0;
+    for w in text.split_whitespace() {
+        let chars = w.chars().count();
+        let symbols = w.chars().filter(|c| !c.is_alphanumeric()).count();
+        n += 1 + symbols + chars / 4;
+    }
+    n
+}
+
+/// What `slm doctor` and `channel_status` say about the embedder.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ModelStatus {
+    pub state: &'static str,
+    pub model_dir: String,
+    pub runtime: String,
+    pub detail: String,
+    pub fix: Option<String>,
+}
+
+/// Load the embedder the environment asks for.
+pub fn load(paths: &crate::paths::Paths, settings: &crate::settings::Settings) -> std::result::Result<Box<dyn Embedder>, ModelStatus> {
+    if std::env::var(EMBEDDER_ENV).as_deref() == Ok("hash") {
+        return Ok(Box::new(HashEmbedder));
+    }
+    let (model_dir, runtime) = onnx::locate(paths, settings);
+    onnx::OnnxEmbedder::load(&model_dir, &runtime).map(|e| Box::new(e) as Box<dyn Embedder>)
+}

@@ -1,0 +1,142 @@
+//! The real embedder: an ONNX sentence-embedding model run by fastembed on ONNX Runtime,
+//! loaded from local files only (`ort-load-dynamic`; no download at build or run time).
+
+use super::{Embedder, Manifest, ModelStatus};
+use crate::paths::Paths;
+use crate::settings::Settings;
+use crate::{Error, Result};
+use fastembed::{InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+/// Texts per ONNX run. 32 was the fastest of 8/16/32/64 on 2 cores in `slm bench ingest`.
+pub const BATCH_SIZE: usize = 32;
+
+/// Where the model directory and the runtime library are, by precedence:
+/// `SLM_MODEL_DIR` > settings `model.dir` > the cache dir; `ORT_DYLIB_PATH` > settings > cache.
+pub fn locate(paths: &Paths, settings: &Settings) -> (PathBuf, PathBuf) {
+    let model = std::env::var_os(super::MODEL_DIR_ENV)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| settings.model.dir.clone())
+        .unwrap_or_else(|| paths.default_model_dir());
+    let runtime = std::env::var_os(super::ORT_LIB_ENV)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| settings.model.runtime.clone())
+        .unwrap_or_else(|| paths.default_runtime());
+    (model, runtime)
+}
+
+static RUNTIME: OnceLock<std::result::Result<PathBuf, String>> = OnceLock::new();
+
+/// Load ONNX Runtime once per process, from an explicit path (never a default search that
+/// could pick up a random library or abort the process).
+pub fn init_runtime(lib: &Path) -> std::result::Result<(), String> {
+    let r = RUNTIME.get_or_init(|| {
+        if !lib.is_file() {
+            return Err(format!("ONNX Runtime library not found at {}", lib.display()));
+        }
+        match ort::init_from(lib) {
+            Ok(_builder) => Ok(lib.to_path_buf()),
+            Err(e) => Err(format!("ONNX Runtime at {} could not be loaded: {e}", lib.display())),
+        }
+    });
+    match r {
+        Ok(_) => Ok(()),
+        Err(e) => Err(e.clone()),
+    }
+}
+
+pub struct OnnxEmbedder {
+    model: Mutex<TextEmbedding>,
+    tokenizer: Option<tokenizers::Tokenizer>,
+    id: String,
+    dim: usize,
+    floor: Option<f32>,
+}
+
+fn read(dir: &Path, name: &str) -> std::result::Result<Vec<u8>, String> {
+    std::fs::read(dir.join(name)).map_err(|e| format!("{} is missing or unreadable ({e})", dir.join(name).display()))
+}
+
+impl OnnxEmbedder {
+    pub fn load(model_dir: &Path, runtime: &Path) -> std::result::Result<OnnxEmbedder, ModelStatus> {
+        let status = |state: &'static str, detail: String, fix: Option<&str>| ModelStatus {
+            state,
+            model_dir: model_dir.display().to_string(),
+            runtime: runtime.display().to_string(),
+            detail,
+            fix: fix.map(str::to_string),
+        };
+        const FIX: &str = "scripts/setup.sh --models-only";
+        let manifest = Manifest::read(model_dir).map_err(|e| status("invalid", e, None))?;
+        let onnx = read(model_dir, "model.onnx").map_err(|e| status("missing", e, Some(FIX)))?;
+        let files = (|| -> std::result::Result<TokenizerFiles, String> {
+            Ok(TokenizerFiles {
+                tokenizer_file: read(model_dir, "tokenizer.json")?,
+                config_file: read(model_dir, "config.json")?,
+                special_tokens_map_file: read(model_dir, "special_tokens_map.json")?,
+                tokenizer_config_file: read(model_dir, "tokenizer_config.json")?,
+            })
+        })()
+        .map_err(|e| status("missing", e, Some(FIX)))?;
+        init_runtime(runtime).map_err(|e| status("missing", e, Some(FIX)))?;
+        let pooling = match manifest.pooling.as_deref() {
+            Some("cls") => Pooling::Cls,
+            _ => Pooling::Mean,
+        };
+        let mut user = UserDefinedEmbeddingModel::new(onnx, files.clone()).with_pooling(pooling);
+        if let Some(k) = &manifest.output_key {
+            user.output_key = Some(fastembed::OutputKey::ByName(Box::leak(k.clone().into_boxed_str())));
+        }
+        let max_length = manifest.max_length.unwrap_or(super::manifest::DEFAULT_MAX_LENGTH);
+        let opts = InitOptionsUserDefined::new().with_max_length(max_length);
+        let mut model = TextEmbedding::try_new_from_user_defined(user, opts)
+            .map_err(|e| status("broken", format!("the model could not be loaded: {e}"), None))?;
+        let probe = model
+            .embed(vec!["slm probe"], None)
+            .map_err(|e| status("broken", format!("the model loaded but a probe embedding failed: {e}"), None))?;
+        let dim = probe.first().map(|v| v.len()).unwrap_or(0);
+        if dim == 0 || manifest.dimension.is_some_and(|d| d != dim) {
+            return Err(status("broken", format!("the model returned {dim}-d vectors, its manifest says {:?}", manifest.dimension), None));
+        }
+        let tokenizer = tokenizers::Tokenizer::from_bytes(&files.tokenizer_file).ok();
+        let id = manifest.id.clone().unwrap_or_else(|| {
+            model_dir.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| "user-model".into())
+        });
+        Ok(OnnxEmbedder { model: Mutex::new(model), tokenizer, id, dim, floor: manifest.similarity_floor })
+    }
+}
+
+impl Embedder for OnnxEmbedder {
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn dim(&self) -> usize {
+        self.dim
+    }
+    fn similarity_floor(&self) -> Option<f32> {
+        self.floor
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut model = self.model.lock().map_err(|_| Error::Model("the embedder lock was poisoned".into()))?;
+        let mut out = model.embed(texts, Some(BATCH_SIZE)).map_err(|e| Error::Model(e.to_string()))?;
+        for v in &mut out {
+            super::normalize(v);
+        }
+        Ok(out)
+    }
+    fn count_tokens(&self, text: &str) -> usize {
+        match &self.tokenizer {
+            Some(t) => t
+                .encode(text, false)
+                .map(|e| e.len())
+                .unwrap_or_else(|_| super::fallback_token_count(text)),
+            None => super::fallback_token_count(text),
+        }
+    }
+}

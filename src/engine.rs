@@ -1,0 +1,631 @@
+//! The engine: one API over the store, the indexes and the models.
+//!
+//! Every front (the CLI in-process today, the warm worker and MCP later) calls these
+//! methods and nothing else, so each runs the very same code on the same input.
+//!
+//! Write path: validate → take the writer lease → SQLite commit (now durable, and the id is
+//! acknowledged) → BM25 upsert + commit (keyword-findable at once) → embedding when the
+//! model is loaded here, otherwise left pending and embedded by the next process that loads
+//! the model (the backlog). SQLite is the truth; the indexes catch up from its change log.
+
+use crate::embed::{self, Embedder, ModelStatus};
+use crate::index::IndexHealth;
+use crate::index::bm25::{Bm25, Visibility};
+use crate::index::vector::Vectors;
+use crate::lock::{WRITE_WAIT, WriteLock};
+use crate::memory::{self, Kind, Memory, MemoryPatch, NewMemory};
+use crate::paths::Paths;
+use crate::settings::Settings;
+use crate::store::{ChangeOp, ListFilter, MetaRow, Store};
+use crate::{Clock, Error, Result, text};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock};
+
+/// Memories embedded inline when a process that loads the model finds a backlog; above
+/// this, the rest is left for `slm reindex`/the worker and the vector channel reports
+/// that it is catching up. 512 embeddings take ~2-3 s on 2 cores.
+pub const INLINE_BACKLOG_LIMIT: usize = 512;
+/// Memories in the sample each memory's baseline similarity is measured against.
+/// 64 gives a mean whose standard error is ~0.01 for MiniLM cosines (sd ≈ 0.1).
+pub const BASELINE_SAMPLE: usize = 64;
+/// Recompute a memory's baseline once the store has grown past this factor of the size it
+/// was measured at, so baselines stay current as the store grows.
+pub const BASELINE_REFRESH_GROWTH: f64 = 2.0;
+/// Recent query embeddings kept (queries repeat: hooks, retries, agents).
+const QUERY_CACHE: usize = 256;
+
+/// Whether to load the embedding model when opening.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModelMode {
+    Load,
+    Skip,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct OpenOptions {
+    pub model: ModelMode,
+}
+
+/// What a write acknowledged.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Remembered {
+    pub id: i64,
+    /// The idempotency key was already stored; nothing new was written.
+    pub existed: bool,
+    /// Findable by meaning now (false: embedding pending).
+    pub embedded: bool,
+    pub bookkeeping: Option<String>,
+}
+
+pub struct Engine {
+    pub paths: Paths,
+    pub settings: Settings,
+    pub clock: Clock,
+    store: Mutex<Store>,
+    bm25: RwLock<Bm25>,
+    bm25_health: Mutex<IndexHealth>,
+    vectors: RwLock<Option<Vectors>>,
+    vector_health: Mutex<IndexHealth>,
+    embedder: Option<Arc<dyn Embedder>>,
+    model_status: Option<ModelStatus>,
+    meta: RwLock<HashMap<i64, MetaRow>>,
+    query_vecs: Mutex<HashMap<String, Vec<f32>>>,
+    baseline_sample: RwLock<Option<Arc<Vec<Vec<f32>>>>>,
+    reranker: crate::recall::rerank::Slot,
+}
+
+impl Engine {
+    pub fn open(paths: Paths, opts: OpenOptions) -> Result<Engine> {
+        let settings = Settings::load(&paths.settings())?;
+        let clock = Clock::from_env()?;
+        let store = match Store::open(&paths.store()) {
+            Ok(s) => s,
+            Err(Error::ReadOnly(d)) if paths.store().exists() => {
+                // Reads still work from a read-only data dir; writes will say why they cannot.
+                let _ = d;
+                Store::open_reader(&paths.store())?
+            }
+            Err(e) => return Err(e),
+        };
+        let (embedder, model_status) = match opts.model {
+            ModelMode::Skip => (None, None),
+            ModelMode::Load => match embed::load(&paths, &settings) {
+                Ok(e) => (Some(Arc::from(e)), None),
+                Err(status) => (None, Some(status)),
+            },
+        };
+        let settings_for_rerank = settings.clone();
+        let runtime_for_rerank = embed::onnx::locate(&paths, &settings).1;
+        let lease = WriteLock::try_acquire(&paths.write_lock())?;
+        let (bm25, bm25_health) = open_bm25(&paths, &store, lease.is_some())?;
+        let meta = store.all_meta()?.into_iter().map(|m| (m.id, m)).collect();
+        let engine = Engine {
+            paths,
+            settings,
+            clock,
+            store: Mutex::new(store),
+            bm25: RwLock::new(bm25),
+            bm25_health: Mutex::new(bm25_health),
+            vectors: RwLock::new(None),
+            vector_health: Mutex::new(IndexHealth::Unavailable("no embedding model loaded".into())),
+            embedder,
+            model_status,
+            meta: RwLock::new(meta),
+            query_vecs: Mutex::new(HashMap::new()),
+            baseline_sample: RwLock::new(None),
+            reranker: crate::recall::rerank::start(&settings_for_rerank, runtime_for_rerank),
+        };
+        if engine.embedder.is_some() {
+            engine.open_vectors(lease.is_some())?;
+            if lease.is_some() {
+                engine.embed_backlog(INLINE_BACKLOG_LIMIT)?;
+                engine.refresh_baselines(INLINE_BACKLOG_LIMIT)?;
+                engine.save_vectors_if_due(true)?;
+            }
+        }
+        if let Ok(mut b) = engine.bm25.write() {
+            b.close_writer();
+        }
+        drop(lease);
+        Ok(engine)
+    }
+
+    fn store(&self) -> Result<std::sync::MutexGuard<'_, Store>> {
+        self.store.lock().map_err(|_| Error::Other("the store lock was poisoned".into()))
+    }
+
+    /// A separate read-only connection (for producers running in parallel).
+    pub fn reader(&self) -> Result<Store> {
+        Store::open_reader(&self.paths.store())
+    }
+
+    pub fn embedder(&self) -> Option<&Arc<dyn Embedder>> {
+        self.embedder.as_ref()
+    }
+
+    pub fn reranker(&self) -> &crate::recall::rerank::Slot {
+        &self.reranker
+    }
+
+    /// The fixed sample of stored embeddings that baselines are measured against (cached).
+    pub fn baseline_sample(&self) -> Arc<Vec<Vec<f32>>> {
+        if let Ok(g) = self.baseline_sample.read() {
+            if let Some(s) = g.as_ref() {
+                return s.clone();
+            }
+        }
+        let sample = match (&self.embedder, self.store()) {
+            (Some(e), Ok(st)) => st.sample_embeddings(e.id(), BASELINE_SAMPLE).unwrap_or_default().into_iter().map(|(_, v)| v).collect(),
+            _ => Vec::new(),
+        };
+        let arc = Arc::new(sample);
+        if let Ok(mut g) = self.baseline_sample.write() {
+            *g = Some(arc.clone());
+        }
+        arc
+    }
+
+    pub fn model_status(&self) -> Option<&ModelStatus> {
+        self.model_status.as_ref()
+    }
+
+    pub fn bm25_health(&self) -> IndexHealth {
+        self.bm25_health.lock().map(|h| h.clone()).unwrap_or(IndexHealth::Unavailable("poisoned".into()))
+    }
+
+    pub fn vector_health(&self) -> IndexHealth {
+        self.vector_health.lock().map(|h| h.clone()).unwrap_or(IndexHealth::Unavailable("poisoned".into()))
+    }
+
+    pub fn with_bm25<T>(&self, f: impl FnOnce(&Bm25) -> T) -> Result<T> {
+        let g = self.bm25.read().map_err(|_| Error::Bm25("lock poisoned".into()))?;
+        Ok(f(&g))
+    }
+
+    pub fn with_vectors<T>(&self, f: impl FnOnce(Option<&Vectors>) -> T) -> Result<T> {
+        let g = self.vectors.read().map_err(|_| Error::Vector("lock poisoned".into()))?;
+        Ok(f(g.as_ref()))
+    }
+
+    pub fn with_meta<T>(&self, f: impl FnOnce(&HashMap<i64, MetaRow>) -> T) -> Result<T> {
+        let g = self.meta.read().map_err(|_| Error::Other("meta lock poisoned".into()))?;
+        Ok(f(&g))
+    }
+
+    /// The query's embedding (cached), or None when no model is loaded.
+    pub fn embed_query(&self, q: &str) -> Option<Result<Vec<f32>>> {
+        let e = self.embedder.as_ref()?;
+        if let Ok(c) = self.query_vecs.lock() {
+            if let Some(v) = c.get(q) {
+                return Some(Ok(v.clone()));
+            }
+        }
+        let r = e.embed(&[q]).map(|mut v| v.pop().unwrap_or_default());
+        if let (Ok(v), Ok(mut c)) = (&r, self.query_vecs.lock()) {
+            if c.len() >= QUERY_CACHE {
+                c.clear();
+            }
+            c.insert(q.to_string(), v.clone());
+        }
+        Some(r)
+    }
+
+    /// Count tokens with the embedding model's tokenizer (the fallback estimate otherwise).
+    pub fn count_tokens(&self, text: &str) -> usize {
+        match &self.embedder {
+            Some(e) => e.count_tokens(text),
+            None => embed::fallback_token_count(text),
+        }
+    }
+
+    // ---- writes -------------------------------------------------------------------------
+
+    /// Save one memory. Returns once it is committed to SQLite and findable by keyword.
+    pub fn remember(&self, m: NewMemory) -> Result<Remembered> {
+        let mut out = self.remember_batch(vec![m], &mut |_| {})?;
+        Ok(out.pop().expect("one in, one out"))
+    }
+
+    /// Save many memories in one transaction (an import batch): all or none.
+    /// `acked` is called with the ids once they are durable, before indexing finishes.
+    pub fn remember_batch(&self, items: Vec<NewMemory>, acked: &mut dyn FnMut(&[Remembered])) -> Result<Vec<Remembered>> {
+        for m in &items {
+            memory::validate_text(&m.text)?;
+        }
+        let now = self.clock.now_ms();
+        let prepared: Vec<_> = items
+            .iter()
+            .map(|m| {
+                let bk = if m.kind == Some(Kind::Bookkeeping) {
+                    Some("saved as bookkeeping")
+                } else {
+                    text::bookkeeping_reason(&m.text)
+                };
+                (text::entities(&m.text), bk)
+            })
+            .collect();
+        let _lease = WriteLock::acquire(&self.paths.write_lock(), WRITE_WAIT)?;
+        let mut results = {
+            let mut store = self.store()?;
+            store.write(|w| {
+                items
+                    .iter()
+                    .zip(&prepared)
+                    .map(|(m, (ents, bk))| {
+                        let ins = w.insert(m, now, ents, *bk)?;
+                        Ok(Remembered {
+                            id: ins.id,
+                            existed: ins.existed,
+                            embedded: false,
+                            bookkeeping: if ins.existed { None } else { bk.map(str::to_string) },
+                        })
+                    })
+                    .collect::<Result<Vec<_>>>()
+            })?
+        };
+        acked(&results);
+        self.apply_changes()?;
+        if self.embedder.is_some() {
+            let fresh: Vec<i64> = results.iter().filter(|r| !r.existed).map(|r| r.id).collect();
+            let done = self.embed_ids(&fresh)?;
+            for r in &mut results {
+                r.embedded = r.existed || done.contains(&r.id);
+            }
+            self.save_vectors_if_due(false)?;
+        }
+        if let Ok(mut b) = self.bm25.write() {
+            b.close_writer();
+        }
+        Ok(results)
+    }
+
+    pub fn update(&self, id: i64, patch: MemoryPatch) -> Result<Memory> {
+        if let Some(t) = &patch.text {
+            memory::validate_text(t)?;
+        }
+        let now = self.clock.now_ms();
+        let ents = patch.text.as_deref().map(text::entities);
+        let bk = patch.text.as_deref().map(text::bookkeeping_reason);
+        let _lease = WriteLock::acquire(&self.paths.write_lock(), WRITE_WAIT)?;
+        {
+            let mut store = self.store()?;
+            store.write(|w| w.update(id, &patch, now, ents.as_deref(), bk))?;
+        }
+        self.apply_changes()?;
+        if patch.text.is_some() && self.embedder.is_some() {
+            self.embed_ids(&[id])?;
+            self.save_vectors_if_due(false)?;
+        }
+        if let Ok(mut b) = self.bm25.write() {
+            b.close_writer();
+        }
+        self.get(id)?.ok_or(Error::NotFound(id))
+    }
+
+    pub fn delete(&self, ids: &[i64]) -> Result<usize> {
+        let _lease = WriteLock::acquire(&self.paths.write_lock(), WRITE_WAIT)?;
+        let n = {
+            let mut store = self.store()?;
+            store.write(|w| {
+                for id in ids {
+                    w.delete(*id)?;
+                }
+                Ok(ids.len())
+            })?
+        };
+        self.apply_changes()?;
+        self.save_vectors_if_due(false)?;
+        if let Ok(mut b) = self.bm25.write() {
+            b.close_writer();
+        }
+        Ok(n)
+    }
+
+    // ---- reads --------------------------------------------------------------------------
+
+    pub fn get(&self, id: i64) -> Result<Option<Memory>> {
+        self.store()?.get(id)
+    }
+
+    pub fn get_many(&self, ids: &[i64]) -> Result<Vec<Memory>> {
+        self.store()?.get_many(ids)
+    }
+
+    pub fn list(&self, f: &ListFilter) -> Result<Vec<Memory>> {
+        self.store()?.list(f)
+    }
+
+    pub fn count(&self) -> Result<i64> {
+        self.store()?.count()
+    }
+
+    pub fn generation(&self) -> Result<i64> {
+        self.store()?.generation()
+    }
+
+    pub fn pending_embeddings(&self) -> Result<i64> {
+        match &self.embedder {
+            Some(e) => self.store()?.pending_embedding_count(e.id()),
+            None => self.store()?.pending_embedding_count(""),
+        }
+    }
+
+    pub fn bm25_search(&self, words: &[String], vis: &Visibility, k: usize) -> Result<Vec<(i64, f32)>> {
+        self.with_bm25(|b| b.search(words, vis, k))?
+    }
+
+    pub fn doc_freq(&self, word: &str) -> u64 {
+        self.with_bm25(|b| b.doc_freq(word)).unwrap_or(0)
+    }
+
+    pub fn num_docs(&self) -> u64 {
+        self.with_bm25(|b| b.num_docs()).unwrap_or(0)
+    }
+
+    // ---- index maintenance --------------------------------------------------------------
+
+    /// Replay the change log into BM25, the vector index and the meta cache.
+    /// Caller holds the writer lease.
+    fn apply_changes(&self) -> Result<()> {
+        let store = self.store()?;
+        let mut bm25 = self.bm25.write().map_err(|_| Error::Bm25("lock poisoned".into()))?;
+        let from = bm25.applied_seq();
+        let changes = store.changes_since(from)?;
+        let Some(last) = changes.last().map(|c| c.seq) else { return Ok(()) };
+        let mut vectors = self.vectors.write().map_err(|_| Error::Vector("lock poisoned".into()))?;
+        let mut meta = self.meta.write().map_err(|_| Error::Other("meta lock poisoned".into()))?;
+        let model = self.embedder.as_ref().map(|e| e.id().to_string());
+        for c in &changes {
+            match c.op {
+                ChangeOp::Delete => {
+                    bm25.delete(c.memory_id)?;
+                    if let Some(v) = vectors.as_mut() {
+                        v.remove(c.memory_id)?;
+                    }
+                    meta.remove(&c.memory_id);
+                }
+                ChangeOp::Upsert | ChangeOp::Embed => {
+                    let Some(m) = store.get(c.memory_id)? else { continue };
+                    if c.op == ChangeOp::Upsert {
+                        bm25.upsert(m.id, &m.text, &m.profile, m.scope)?;
+                    }
+                    if let (Some(v), Some(model)) = (vectors.as_mut(), &model) {
+                        if m.embedding_model.as_deref() == Some(model) {
+                            if let Some(e) = store.embedding(m.id)? {
+                                v.upsert(m.id, &e)?;
+                            }
+                        } else {
+                            v.remove(m.id)?;
+                        }
+                    }
+                    if let Some(row) = store.meta(m.id)? {
+                        meta.insert(m.id, row);
+                    }
+                }
+            }
+        }
+        bm25.commit(last)?;
+        if let Some(v) = vectors.as_mut() {
+            v.set_applied_seq(last);
+        }
+        Ok(())
+    }
+
+    fn open_vectors(&self, have_lease: bool) -> Result<()> {
+        let Some(e) = &self.embedder else { return Ok(()) };
+        let (mut v, rebuilt) = Vectors::open(&self.paths.vectors(), &self.paths.vectors_meta(), e.id(), e.dim())?;
+        let store = self.store()?;
+        let health = if let Some(why) = rebuilt {
+            let n = store.count()? as u64;
+            let pb = crate::progress::bar(n, "vectors");
+            v.reserve(n as usize + 16)?;
+            store.embeddings(e.id(), |id, emb| {
+                pb.inc(1);
+                v.upsert(id, &emb)
+            })?;
+            pb.finish_and_clear();
+            v.set_applied_seq(store.generation()?);
+            IndexHealth::Rebuilt(why)
+        } else {
+            let changes = store.changes_since(v.applied_seq())?;
+            for c in &changes {
+                match c.op {
+                    ChangeOp::Delete => v.remove(c.memory_id)?,
+                    _ => match store.embedding(c.memory_id)? {
+                        Some(emb) if emb.len() == v.dim() => v.upsert(c.memory_id, &emb)?,
+                        _ => v.remove(c.memory_id)?,
+                    },
+                }
+            }
+            if let Some(last) = changes.last() {
+                v.set_applied_seq(last.seq);
+            }
+            if changes.is_empty() { IndexHealth::Ready } else { IndexHealth::CaughtUp(changes.len()) }
+        };
+        drop(store);
+        if have_lease && v.has_unsaved() {
+            v.save()?;
+        }
+        *self.vectors.write().map_err(|_| Error::Vector("lock poisoned".into()))? = Some(v);
+        *self.vector_health.lock().map_err(|_| Error::Vector("lock poisoned".into()))? = health;
+        Ok(())
+    }
+
+    fn save_vectors_if_due(&self, force: bool) -> Result<()> {
+        let mut g = self.vectors.write().map_err(|_| Error::Vector("lock poisoned".into()))?;
+        if let Some(v) = g.as_mut() {
+            if v.needs_save() || (force && v.has_unsaved()) {
+                v.save()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Embed the given memories now (caller holds the lease). Returns the ids embedded.
+    fn embed_ids(&self, ids: &[i64]) -> Result<Vec<i64>> {
+        let Some(e) = &self.embedder else { return Ok(Vec::new()) };
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let texts: Vec<(i64, String)> = {
+            let store = self.store()?;
+            ids.iter().filter_map(|id| store.text(*id).ok().flatten().map(|t| (*id, t))).collect()
+        };
+        let refs: Vec<&str> = texts.iter().map(|(_, t)| t.as_str()).collect();
+        let vecs = e.embed(&refs)?;
+        let rows: Vec<(i64, Vec<f32>)> = texts.iter().map(|(id, _)| *id).zip(vecs).collect();
+        self.store()?.set_embeddings(e.id(), &rows)?;
+        self.compute_baselines(&rows)?;
+        self.apply_changes()?;
+        Ok(rows.iter().map(|(id, _)| *id).collect())
+    }
+
+    /// Embed memories still waiting for one, up to `limit`. Returns how many were done.
+    pub fn embed_backlog(&self, limit: usize) -> Result<usize> {
+        let Some(e) = &self.embedder else { return Ok(0) };
+        let mut done = 0;
+        while done < limit {
+            let batch = self.store()?.pending_embeddings(e.id(), (limit - done).min(256))?;
+            if batch.is_empty() {
+                break;
+            }
+            let ids: Vec<i64> = batch.iter().map(|(id, _)| *id).collect();
+            done += self.embed_ids(&ids)?.len();
+        }
+        Ok(done)
+    }
+
+    /// Each memory's baseline: its mean cosine to a fixed sample of stored memories. A memory
+    /// made of ids and hashes sits near everything, so its baseline is high and the support
+    /// check asks more of it.
+    fn compute_baselines(&self, rows: &[(i64, Vec<f32>)]) -> Result<()> {
+        let Some(e) = &self.embedder else { return Ok(()) };
+        let mut store = self.store()?;
+        let total = store.count()?;
+        let sample = store.sample_embeddings(e.id(), BASELINE_SAMPLE)?;
+        let out: Vec<(i64, f32, i64)> = rows
+            .iter()
+            .map(|(id, v)| {
+                let others: Vec<f32> =
+                    sample.iter().filter(|(sid, _)| sid != id).map(|(_, s)| embed::cosine(v, s)).collect();
+                let mean = if others.is_empty() { 0.0 } else { others.iter().sum::<f32>() / others.len() as f32 };
+                (*id, mean, total)
+            })
+            .collect();
+        store.set_baselines(&out)
+    }
+
+    /// Recompute baselines measured when the store was much smaller.
+    pub fn refresh_baselines(&self, limit: usize) -> Result<usize> {
+        let Some(e) = &self.embedder else { return Ok(0) };
+        let (ids, total) = {
+            let store = self.store()?;
+            let total = store.count()?;
+            let grown_from = (total as f64 / BASELINE_REFRESH_GROWTH).floor() as i64;
+            (store.stale_baselines(e.id(), grown_from.max(1), limit)?, total)
+        };
+        if ids.is_empty() || total < 2 {
+            return Ok(0);
+        }
+        let rows: Vec<(i64, Vec<f32>)> = {
+            let store = self.store()?;
+            ids.iter().filter_map(|id| store.embedding(*id).ok().flatten().map(|v| (*id, v))).collect()
+        };
+        self.compute_baselines(&rows)?;
+        let n = rows.len();
+        let mut meta = self.meta.write().map_err(|_| Error::Other("meta lock poisoned".into()))?;
+        let store = self.store()?;
+        for (id, _) in rows {
+            if let Some(m) = store.meta(id)? {
+                meta.insert(id, m);
+            }
+        }
+        Ok(n)
+    }
+
+    /// Throw the indexes away and build them again from the store.
+    pub fn reindex(&self) -> Result<(u64, usize)> {
+        let _lease = WriteLock::acquire(&self.paths.write_lock(), WRITE_WAIT)?;
+        let store = self.store()?;
+        let n = store.count()? as u64;
+        let gen_ = store.generation()?;
+        {
+            let mut bm25 = self.bm25.write().map_err(|_| Error::Bm25("lock poisoned".into()))?;
+            bm25.delete_all()?;
+            let pb = crate::progress::bar(n, "keywords");
+            for m in store.list(&ListFilter { include_bookkeeping: true, ..Default::default() })? {
+                bm25.upsert(m.id, &m.text, &m.profile, m.scope)?;
+                pb.inc(1);
+            }
+            bm25.commit(gen_)?;
+            bm25.close_writer();
+            pb.finish_and_clear();
+        }
+        *self.bm25_health.lock().map_err(|_| Error::Bm25("poisoned".into()))? = IndexHealth::Rebuilt("asked for".into());
+        drop(store);
+        let mut embedded = 0;
+        if self.embedder.is_some() {
+            let _ = std::fs::remove_file(self.paths.vectors_meta());
+            self.open_vectors(true)?;
+            embedded = self.embed_backlog(usize::MAX)?;
+            self.refresh_baselines(usize::MAX)?;
+            self.save_vectors_if_due(true)?;
+        }
+        Ok((n, embedded))
+    }
+}
+
+/// Open BM25, rebuilding or catching it up from the store when we hold the lease.
+fn open_bm25(paths: &Paths, store: &Store, have_lease: bool) -> Result<(Bm25, IndexHealth)> {
+    if !have_lease {
+        // Someone else is writing: read what is committed, never touch the files.
+        return match Bm25::open_reader(&paths.bm25_dir()) {
+            Ok(b) => {
+                let behind = store.changes_since(b.applied_seq())?.iter().filter(|c| c.op != ChangeOp::Embed).count();
+                let h = if behind == 0 {
+                    IndexHealth::Ready
+                } else {
+                    IndexHealth::Stale(format!("{behind} changes behind while another process writes"))
+                };
+                Ok((b, h))
+            }
+            Err(e) => {
+                let (b, _) = Bm25::open(&std::env::temp_dir().join(format!("slm-empty-bm25-{}", std::process::id())))?;
+                Ok((b, IndexHealth::Unavailable(format!("being rebuilt by another process ({e})"))))
+            }
+        };
+    }
+    let (mut b, rebuilt) = Bm25::open(&paths.bm25_dir())?;
+    let health = if let Some(why) = rebuilt {
+        let n = store.count()? as u64;
+        let gen_ = store.generation()?;
+        let pb = crate::progress::bar(n, "keywords");
+        for m in store.list(&ListFilter { include_bookkeeping: true, ..Default::default() })? {
+            b.upsert(m.id, &m.text, &m.profile, m.scope)?;
+            pb.inc(1);
+        }
+        b.commit(gen_)?;
+        pb.finish_and_clear();
+        IndexHealth::Rebuilt(why)
+    } else {
+        let changes = store.changes_since(b.applied_seq())?;
+        let mut n = 0;
+        for c in &changes {
+            match c.op {
+                ChangeOp::Delete => b.delete(c.memory_id)?,
+                ChangeOp::Upsert => match store.get(c.memory_id)? {
+                    Some(m) => b.upsert(m.id, &m.text, &m.profile, m.scope)?,
+                    None => b.delete(c.memory_id)?,
+                },
+                ChangeOp::Embed => continue,
+            }
+            n += 1;
+        }
+        if let Some(last) = changes.last() {
+            b.commit(last.seq)?;
+        }
+        if n == 0 { IndexHealth::Ready } else { IndexHealth::CaughtUp(n) }
+    };
+    b.close_writer();
+    Ok((b, health))
+}

@@ -1,0 +1,103 @@
+//! One error type for the whole program, gathered from the modules' own failures.
+//!
+//! Every error knows its exit code (documented in the README: 0 ok, 1 internal or
+//! environment failure, 2 usage or input error, 75 busy) and may carry a hint that
+//! tells the user the command that fixes it.
+
+use std::path::PathBuf;
+
+/// Exit code for usage and input errors (clap uses the same).
+pub const EXIT_USAGE: i32 = 2;
+/// Exit code when slm is busy answering others (EX_TEMPFAIL, as the spec says).
+pub const EXIT_BUSY: i32 = 75;
+/// Exit code for failures of the environment or of slm itself.
+pub const EXIT_FAILURE: i32 = 1;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A flag value or argument that cannot be used, named in the message.
+    #[error("{0}")]
+    Usage(String),
+    /// Input that was read but is not acceptable (empty text, bad JSON Lines, invalid UTF-8).
+    #[error("{0}")]
+    Input(String),
+    #[error("no memory with id {0}")]
+    NotFound(i64),
+    #[error("the store at {path} was written by a newer slm (schema {found}, this slm knows up to {supported})")]
+    NewerSchema { path: PathBuf, found: i64, supported: i64 },
+    #[error("the data directory {0} is read-only, so nothing can be written")]
+    ReadOnly(PathBuf),
+    #[error("{message}")]
+    Busy { message: String, retry_after_s: u64 },
+    #[error("store: {0}")]
+    Store(#[from] rusqlite::Error),
+    #[error("keyword index: {0}")]
+    Bm25(String),
+    #[error("vector index: {0}")]
+    Vector(String),
+    #[error("model: {0}")]
+    Model(String),
+    #[error("{context}: {source}")]
+    Io { context: String, source: std::io::Error },
+    #[error("{0}")]
+    Other(String),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn io(context: impl Into<String>, source: std::io::Error) -> Self {
+        Error::Io { context: context.into(), source }
+    }
+
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Usage(_) | Error::Input(_) | Error::NotFound(_) => EXIT_USAGE,
+            Error::Busy { .. } => EXIT_BUSY,
+            _ => EXIT_FAILURE,
+        }
+    }
+
+    /// A stable machine-readable code for `--json` error objects.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Usage(_) => "USAGE",
+            Error::Input(_) => "BAD_INPUT",
+            Error::NotFound(_) => "NOT_FOUND",
+            Error::NewerSchema { .. } => "NEWER_SCHEMA",
+            Error::ReadOnly(_) => "READ_ONLY",
+            Error::Busy { .. } => "RECALL_BUSY",
+            Error::Store(_) => "STORE",
+            Error::Bm25(_) => "BM25_INDEX",
+            Error::Vector(_) => "VECTOR_INDEX",
+            Error::Model(_) => "MODEL",
+            Error::Io { .. } => "IO",
+            Error::Other(_) => "INTERNAL",
+        }
+    }
+
+    /// What the user can do about it, when we know.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            Error::NotFound(_) => Some("`slm list` shows the ids in this profile".into()),
+            Error::NewerSchema { .. } => Some("upgrade slm; this store was not changed".into()),
+            Error::ReadOnly(_) => Some("make the directory writable or point SLM_HOME elsewhere".into()),
+            Error::Bm25(_) | Error::Vector(_) => Some("`slm reindex` rebuilds the indexes from the store".into()),
+            Error::Model(_) => Some("`slm doctor` names what is missing; `scripts/setup.sh --models-only` fetches it".into()),
+            Error::Store(e) if e.to_string().contains("locked") || e.to_string().contains("busy") => {
+                Some("another slm is writing; try again".into())
+            }
+            _ => None,
+        }
+    }
+
+    pub fn retryable(&self) -> bool {
+        matches!(self, Error::Busy { .. })
+    }
+}
+
+impl From<tantivy::TantivyError> for Error {
+    fn from(e: tantivy::TantivyError) -> Self {
+        Error::Bm25(e.to_string())
+    }
+}

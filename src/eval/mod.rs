@@ -1,0 +1,285 @@
+//! `slm eval`: recall quality, measured by anyone with one command.
+//!
+//! `eval locomo` builds a fresh temporary store per conversation (one dialog turn = one
+//! memory, text "Speaker: what they said", image captions kept as text, dated by its
+//! session), asks every question through the same engine the CLI uses, and reports
+//! turn-level evidence recall (R@k, hit@k, MRR) per category, the tiers, latency per
+//! stage and the data's quirks. `--baseline bm25|dense` runs simple methods on the same
+//! data in the same process, so every report carries a ratio against them.
+//! `eval questions` runs a question list against a LoCoMo store and counts how many met
+//! the expectation (`none` or `not-supported`).
+
+pub mod locomo;
+pub mod report;
+
+use crate::cli::args::{EvalCommand, EvalLocomoArgs, EvalQuestionsArgs, GlobalArgs};
+use crate::engine::{Engine, ModelMode, OpenOptions};
+use crate::memory::NewMemory;
+use crate::output::Style;
+use crate::paths::Paths;
+use crate::recall::filters::Filters;
+use crate::recall::tiers::AnswerTier;
+use crate::recall::{RecallRequest, View};
+use crate::{Error, Result};
+use locomo::{Conversation, Quirks};
+use report::QuestionOutcome;
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+/// The dev data the project reads in place (never copied into the repository).
+pub const DEFAULT_LOCOMO: &str = "../shared/data/locomo-dev.json";
+
+pub fn run(c: EvalCommand, g: &GlobalArgs, style: Style) -> Result<i32> {
+    match c {
+        EvalCommand::Locomo(a) => run_locomo(a, g, style),
+        EvalCommand::Questions(a) => run_questions(a, g, style),
+    }
+}
+
+/// A throwaway store in a temporary directory, with the real model from the cache dir.
+pub struct TempStore {
+    pub dir: tempdir::TempDir,
+    pub engine: Engine,
+    /// dia_id → memory id
+    pub ids: HashMap<String, i64>,
+}
+
+pub mod tempdir {
+    //! A minimal temporary directory (removed on drop), so eval needs no dev-dependency.
+    use std::path::{Path, PathBuf};
+    pub struct TempDir(PathBuf);
+    impl TempDir {
+        pub fn new(prefix: &str) -> std::io::Result<TempDir> {
+            let base = std::env::temp_dir();
+            for n in 0..1000u32 {
+                let p = base.join(format!("{prefix}-{}-{n}", std::process::id()));
+                if std::fs::create_dir(&p).is_ok() {
+                    return Ok(TempDir(p));
+                }
+            }
+            Err(std::io::Error::other("no free temporary directory name"))
+        }
+        pub fn path(&self) -> &Path {
+            &self.0
+        }
+    }
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+/// Build a store holding these conversations (one profile each, or all in one).
+pub fn build_store(convs: &[&Conversation], profile_per_conv: bool) -> Result<TempStore> {
+    let dir = tempdir::TempDir::new("slm-eval").map_err(|e| Error::io("creating a temporary store", e))?;
+    let real = Paths::from_env();
+    let paths = Paths::at(dir.path(), &real.cache);
+    let engine = Engine::open(paths, OpenOptions { model: ModelMode::Load })?;
+    let mut ids = HashMap::new();
+    let total: usize = convs.iter().map(|c| c.turns.len()).sum();
+    let pb = crate::progress::bar(total as u64, "building");
+    for conv in convs {
+        let profile = if profile_per_conv { crate::DEFAULT_PROFILE.to_string() } else { crate::DEFAULT_PROFILE.to_string() };
+        for chunk in conv.turns.chunks(128) {
+            let items: Vec<NewMemory> = chunk
+                .iter()
+                .map(|t| NewMemory {
+                    text: format!("{}: {}", t.speaker, t.text),
+                    kind: Some(crate::memory::Kind::Event),
+                    source: Some(crate::memory::Source::Import),
+                    profile: Some(profile.clone()),
+                    session_id: Some(format!("{}:session_{}", conv.sample_id, t.session)),
+                    speaker: Some(t.speaker.clone()),
+                    event_at: Some(t.at),
+                    idempotency_key: Some(format!("{}:{}", conv.sample_id, t.dia_id)),
+                    ..Default::default()
+                })
+                .collect();
+            let res = engine.remember_batch(items, &mut |_| {})?;
+            for (t, r) in chunk.iter().zip(res) {
+                ids.insert(format!("{}:{}", conv.sample_id, t.dia_id), r.id);
+            }
+            pb.inc(chunk.len() as u64);
+        }
+    }
+    engine.refresh_baselines(usize::MAX)?;
+    pb.finish_and_clear();
+    Ok(TempStore { dir, engine, ids })
+}
+
+/// Pinned "now" for a conversation: the day after its last session.
+fn clock_after(convs: &[&Conversation]) -> i64 {
+    convs.iter().flat_map(|c| c.turns.iter().map(|t| t.at)).max().unwrap_or(0) + 86_400_000
+}
+
+pub fn request(query: &str, now_ms: i64, limit: usize, explain: bool) -> RecallRequest {
+    RecallRequest {
+        query: query.to_string(),
+        filters: Filters { profile: crate::DEFAULT_PROFILE.into(), ..Default::default() },
+        limit,
+        depth: 0,
+        max_tokens: None,
+        show_weak: false,
+        view: View::Person,
+        explain,
+        support_gate: true,
+        now_ms,
+        budget_s: None,
+    }
+}
+
+fn run_locomo(a: EvalLocomoArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
+    let mut quirks = Quirks::default();
+    let convs = locomo::load(&a.path, &a.conversations, &mut quirks)?;
+    if convs.is_empty() {
+        return Err(Error::Input(format!("{}: no conversations (check --conversations)", a.path.display())));
+    }
+    let audit = match &a.audit {
+        Some(p) => Some(locomo::load_audit(p, &convs, &mut quirks)?),
+        None => None,
+    };
+    for b in &a.baseline {
+        if b != "bm25" && b != "dense" {
+            return Err(Error::Usage(format!("--baseline {b:?}: expected bm25 or dense")));
+        }
+    }
+    let kmax = a.k.iter().copied().max().unwrap_or(10).max(3);
+    let mut outcomes: Vec<QuestionOutcome> = Vec::new();
+    let mut baselines: HashMap<String, Vec<QuestionOutcome>> = HashMap::new();
+    let total_q: usize = convs.iter().map(|c| c.questions.len()).sum();
+    for conv in &convs {
+        let store = build_store(&[conv], false)?;
+        let now_ms = clock_after(&[conv]);
+        let pb = crate::progress::bar(conv.questions.len() as u64, &conv.sample_id);
+        for q in &conv.questions {
+            pb.inc(1);
+            let resolve = |ev: &[String], quirks: &mut Quirks| -> Vec<i64> {
+                ev.iter()
+                    .filter_map(|d| {
+                        let id = store.ids.get(&format!("{}:{d}", conv.sample_id)).copied();
+                        if id.is_none() {
+                            quirks.unresolved_evidence += 1;
+                        }
+                        id
+                    })
+                    .collect()
+            };
+            let gold = resolve(&q.evidence, &mut quirks);
+            let corrected = audit.as_ref().and_then(|m| m.get(&(conv.index, q.index))).map(|ev| resolve(ev, &mut Quirks::default()));
+            if gold.is_empty() && q.category != 5 {
+                quirks.no_evidence += 1;
+            }
+            if q.question.trim().is_empty() {
+                continue;
+            }
+            let req = request(&q.question, now_ms, kmax, true);
+            let resp = crate::recall::run(&store.engine, &req)?;
+            let support_max = resp
+                .explain
+                .as_ref()
+                .map(|e| e.support.iter().filter(|s| s.word_match).map(|s| s.score).fold(0.0, f64::max))
+                .unwrap_or(0.0);
+            let gib = resp.explain.as_ref().and_then(|e| e.gibberish).is_some();
+            outcomes.push(QuestionOutcome {
+                conversation: conv.sample_id.clone(),
+                question: q.question.clone(),
+                category: q.category,
+                gold: gold.clone(),
+                gold_audited: corrected.clone().unwrap_or_else(|| gold.clone()),
+                ranked: resp.ranked_ids.iter().take(kmax).copied().collect(),
+                tier: resp.tier,
+                support_max: if gib { -1.0 } else { support_max },
+                timing: resp.timing_ms.clone(),
+            });
+            for b in &a.baseline {
+                let ranked = baseline(&store.engine, b, &q.question, kmax)?;
+                baselines.entry(b.clone()).or_default().push(QuestionOutcome {
+                    conversation: conv.sample_id.clone(),
+                    question: q.question.clone(),
+                    category: q.category,
+                    gold: gold.clone(),
+                    gold_audited: corrected.clone().unwrap_or_else(|| gold.clone()),
+                    ranked,
+                    tier: AnswerTier::Supported,
+                    support_max: 0.0,
+                    timing: Default::default(),
+                });
+            }
+        }
+        pb.finish_and_clear();
+    }
+    let rep = report::Report::build(&a.k, &outcomes, &baselines, quirks, total_q, audit.is_some());
+    let md = rep.markdown();
+    if let Some(p) = &a.markdown {
+        std::fs::write(p, &md).map_err(|e| Error::io(format!("writing {}", p.display()), e))?;
+    }
+    crate::cli::emit_pub(style, "eval", serde_json::to_value(&rep).unwrap_or_default(), || md.clone())?;
+    Ok(0)
+}
+
+/// The simple methods every report is compared with: BM25 alone, or cosine alone; no
+/// floor, no tiers.
+fn baseline(engine: &Engine, which: &str, query: &str, k: usize) -> Result<Vec<i64>> {
+    let vis = crate::index::bm25::Visibility { profile: crate::DEFAULT_PROFILE.into(), shared: false, global: false };
+    match which {
+        "bm25" => {
+            let words = crate::text::content_words(query);
+            let words = if words.is_empty() { crate::text::words(query) } else { words };
+            Ok(engine.bm25_search(&words, &vis, k)?.into_iter().map(|(id, _)| id).collect())
+        }
+        _ => {
+            let Some(v) = engine.embed_query(query) else { return Ok(Vec::new()) };
+            let v = v?;
+            Ok(engine.with_vectors(|vx| vx.map(|vx| vx.search(&v, k, |_| true)))?.transpose()?.unwrap_or_default().into_iter().map(|(id, _)| id).collect())
+        }
+    }
+}
+
+fn run_questions(a: EvalQuestionsArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
+    let expect = match a.expect.as_str() {
+        "none" => AnswerTier::None,
+        "not-supported" => AnswerTier::Related,
+        other => return Err(Error::Usage(format!("--expect {other:?}: expected none or not-supported"))),
+    };
+    let raw = std::fs::read_to_string(&a.file).map_err(|e| Error::io(format!("reading {}", a.file.display()), e))?;
+    let questions: Vec<String> =
+        raw.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(str::to_string).collect();
+    let path = a.store.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_LOCOMO));
+    let mut quirks = Quirks::default();
+    let convs = locomo::load(&path, &[], &mut quirks)?;
+    let refs: Vec<&Conversation> = convs.iter().collect();
+    let store = build_store(&refs, false)?;
+    let now_ms = clock_after(&refs);
+    let mut failures = Vec::new();
+    let mut rows = Vec::new();
+    for q in &questions {
+        let resp = crate::recall::run(&store.engine, &request(q, now_ms, 10, false))?;
+        let ok = match expect {
+            AnswerTier::None => resp.tier == AnswerTier::None,
+            _ => resp.tier != AnswerTier::Supported,
+        };
+        rows.push(serde_json::json!({"question": q, "tier": resp.tier, "ok": ok, "results": resp.results.iter().map(|r| r.id).collect::<Vec<_>>()}));
+        if !ok {
+            failures.push((q.clone(), resp.tier, resp.results.first().map(|r| r.preview.clone())));
+        }
+    }
+    let met = questions.len() - failures.len();
+    let body = serde_json::json!({
+        "file": a.file.display().to_string(),
+        "expect": a.expect,
+        "questions": questions.len(),
+        "met": met,
+        "share": if questions.is_empty() { 0.0 } else { met as f64 / questions.len() as f64 },
+        "failures": failures.iter().map(|(q, t, p)| serde_json::json!({"question": q, "tier": t, "top": p})).collect::<Vec<_>>(),
+        "rows": rows,
+    });
+    crate::cli::emit_pub(style, "eval", body, || {
+        let mut s = format!("{met}/{} met the expectation ({}) on {}\n", questions.len(), a.expect, a.file.display());
+        for (q, t, p) in &failures {
+            s.push_str(&format!("  FAIL {q:?} → {t:?}{}\n", p.as_ref().map(|p| format!(" (top: {p})")).unwrap_or_default()));
+        }
+        s.trim_end().to_string()
+    })?;
+    Ok(0)
+}

@@ -1,0 +1,130 @@
+//! What a memory is: the row slm stores, and the small closed vocabularies around it.
+
+use serde::{Deserialize, Serialize};
+
+/// Largest memory text slm accepts, in bytes. A memory is a note, not a document:
+/// 32 KiB is ~6,000 words, far above any LoCoMo turn (< 1 KiB) or a long decision record,
+/// and it keeps one embedding meaningful (the model reads only its first 256 tokens anyway;
+/// BM25 sees all of it).
+pub const MAX_TEXT_BYTES: usize = 32 * 1024;
+
+macro_rules! vocab {
+    ($(#[$m:meta])* $name:ident { $($var:ident = $s:literal),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum $name { $($var),+ }
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$var),+];
+            pub fn as_str(&self) -> &'static str { match self { $($name::$var => $s),+ } }
+            pub fn parse(s: &str) -> Option<Self> {
+                match s.trim().to_ascii_lowercase().as_str() { $($s => Some($name::$var),)+ _ => None }
+            }
+            pub fn names() -> String {
+                [$($s),+].join(", ")
+            }
+        }
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { f.write_str(self.as_str()) }
+        }
+    };
+}
+
+vocab!(
+    /// What sort of thing was saved. `prompt` is a captured request typed to an agent;
+    /// `bookkeeping` is hook noise (also set automatically, see `text::bookkeeping_reason`).
+    Kind { Note = "note", Decision = "decision", Fact = "fact", Prompt = "prompt", Event = "event", Bookkeeping = "bookkeeping" }
+);
+vocab!(
+    /// Who saved it.
+    Source { User = "user", Agent = "agent", Hook = "hook", CapturedPrompt = "captured_prompt", Import = "import" }
+);
+vocab!(
+    /// Who may read it: `personal` stays in its profile; `shared` and `global` join a
+    /// recall only when asked for (or by an operator policy).
+    Scope { Personal = "personal", Shared = "shared", Global = "global" }
+);
+
+/// A stored memory, as the store returns it. Times are Unix milliseconds (UTC).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Memory {
+    pub id: i64,
+    pub text: String,
+    pub kind: Kind,
+    pub source: Source,
+    pub profile: String,
+    pub scope: Scope,
+    pub session_id: Option<String>,
+    pub speaker: Option<String>,
+    pub tags: Vec<String>,
+    /// System time of the insert.
+    pub created_at: i64,
+    /// When the thing it describes happened (defaults to `created_at`).
+    pub event_at: i64,
+    pub valid_from: Option<i64>,
+    pub valid_until: Option<i64>,
+    /// System time slm learned it (what `--known-as-of` compares with).
+    pub known_at: i64,
+    pub updated_at: i64,
+    pub pinned: bool,
+    /// Why this row was recognised as bookkeeping, when it was.
+    pub bookkeeping: Option<String>,
+    /// The memory that corrected this one.
+    pub superseded_by: Option<i64>,
+    pub confidence: f64,
+    pub trust: f64,
+    pub idempotency_key: Option<String>,
+    /// How close this memory sits to a typical memory (mean cosine to a sample); see `baseline`.
+    pub baseline_sim: Option<f32>,
+    pub embedding_model: Option<String>,
+}
+
+/// A memory to be written. Everything but the text has a default.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+pub struct NewMemory {
+    pub text: String,
+    pub kind: Option<Kind>,
+    pub source: Option<Source>,
+    pub profile: Option<String>,
+    pub scope: Option<Scope>,
+    pub session_id: Option<String>,
+    pub speaker: Option<String>,
+    pub tags: Vec<String>,
+    pub event_at: Option<i64>,
+    pub valid_from: Option<i64>,
+    pub valid_until: Option<i64>,
+    pub known_at: Option<i64>,
+    pub pinned: bool,
+    pub idempotency_key: Option<String>,
+    /// The memory this one corrects (it will be marked superseded).
+    pub supersedes: Option<i64>,
+}
+
+/// A change to an existing memory; `None` leaves a field as it is.
+#[derive(Debug, Clone, Default)]
+pub struct MemoryPatch {
+    pub text: Option<String>,
+    pub kind: Option<Kind>,
+    pub tags: Option<Vec<String>>,
+    pub pinned: Option<bool>,
+    pub scope: Option<Scope>,
+    pub event_at: Option<i64>,
+    pub valid_from: Option<Option<i64>>,
+    pub valid_until: Option<Option<i64>>,
+    pub superseded_by: Option<Option<i64>>,
+}
+
+/// Check a memory text before anything is written.
+pub fn validate_text(text: &str) -> crate::Result<()> {
+    if text.trim().is_empty() {
+        return Err(crate::Error::Input("the memory text is empty; nothing was stored".into()));
+    }
+    if text.len() > MAX_TEXT_BYTES {
+        return Err(crate::Error::Input(format!(
+            "the memory text is {} bytes; the limit is {} bytes (MAX_TEXT_BYTES); nothing was stored",
+            text.len(),
+            MAX_TEXT_BYTES
+        )));
+    }
+    Ok(())
+}

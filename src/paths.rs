@@ -1,0 +1,84 @@
+//! Where slm keeps things.
+//!
+//! * data dir (`SLM_HOME`, else the platform data dir, `~/.local/share/slm` on Linux):
+//!   the SQLite store (the truth), the derived indexes, the write lock and `settings.json`.
+//! * cache dir (`SLM_CACHE_DIR`, else `~/.cache/slm`): ONNX Runtime and the models that
+//!   `scripts/setup.sh` fetched. Everything there can be fetched again.
+
+use std::path::{Path, PathBuf};
+
+pub const HOME_ENV: &str = "SLM_HOME";
+pub const CACHE_ENV: &str = "SLM_CACHE_DIR";
+
+/// The model that `scripts/setup.sh` installs.
+pub const DEFAULT_MODEL_NAME: &str = "all-minilm-l6-v2-int8";
+/// The ONNX Runtime library `scripts/setup.sh` installs (ort needs ≥ 1.24).
+pub const DEFAULT_RUNTIME_FILE: &str = "libonnxruntime.so.1.32.0";
+
+#[derive(Debug, Clone)]
+pub struct Paths {
+    pub data: PathBuf,
+    pub cache: PathBuf,
+}
+
+impl Paths {
+    pub fn from_env() -> Self {
+        let dirs = directories::ProjectDirs::from("", "", "slm");
+        let data = std::env::var_os(HOME_ENV)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| dirs.as_ref().map(|d| d.data_dir().to_path_buf()))
+            .unwrap_or_else(|| PathBuf::from(".slm"));
+        let cache = std::env::var_os(CACHE_ENV)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| dirs.as_ref().map(|d| d.cache_dir().to_path_buf()))
+            .unwrap_or_else(|| data.join("cache"));
+        Paths { data, cache }
+    }
+
+    pub fn at(data: &Path, cache: &Path) -> Self {
+        Paths { data: data.to_path_buf(), cache: cache.to_path_buf() }
+    }
+
+    pub fn store(&self) -> PathBuf {
+        self.data.join("store.db")
+    }
+    pub fn index_dir(&self) -> PathBuf {
+        self.data.join("index")
+    }
+    pub fn bm25_dir(&self) -> PathBuf {
+        self.index_dir().join("bm25")
+    }
+    pub fn vectors(&self) -> PathBuf {
+        self.index_dir().join("vectors.usearch")
+    }
+    pub fn vectors_meta(&self) -> PathBuf {
+        self.index_dir().join("vectors.json")
+    }
+    pub fn write_lock(&self) -> PathBuf {
+        self.data.join("write.lock")
+    }
+    pub fn settings(&self) -> PathBuf {
+        self.data.join("settings.json")
+    }
+    pub fn default_model_dir(&self) -> PathBuf {
+        self.cache.join("models").join(DEFAULT_MODEL_NAME)
+    }
+    pub fn default_runtime(&self) -> PathBuf {
+        self.cache.join("runtime").join(DEFAULT_RUNTIME_FILE)
+    }
+}
+
+/// Write a file by writing a temporary sibling and renaming it over, so a reader
+/// (or a crash) never sees half a file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+    }
+    std::fs::rename(&tmp, path)
+}

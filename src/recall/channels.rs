@@ -1,0 +1,362 @@
+//! Stage 2: the five producers, run in parallel, each behind a time guard.
+//!
+//! A producer reports only when its index is healthy; a missing, failed or late producer
+//! is listed in `channel_status` and the recall goes on with the others.
+//!
+//! * semantic — usearch k-NN on the query embedding;
+//! * bm25 — tantivy over the words of the query (names and codes kept whole);
+//! * temporal — event-time proximity to the query's time references, or newest-first for
+//!   questions about the present;
+//! * spreading — activation from the top hits over memory links and shared entities, with
+//!   decay and fan-out normalisation;
+//! * hopfield — a modern-Hopfield retrieval (softmax update steps) over the embeddings of a
+//!   k-NN prefilter, so its cost stays bounded however large the store is.
+
+use super::classify::Classified;
+use super::filters::{Filters, interval_ms};
+use crate::engine::Engine;
+use crate::memory::Kind;
+use crate::{Error, Result, embed, timeparse};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// Candidates each producer reports. Wider than any result list so the evidence floor
+/// runs before the limit (a qualified candidate just below the cut is not pushed out).
+pub const CHANNEL_DEPTH: usize = 100;
+/// A producer that has not answered by then is reported `timed_out` and left out.
+pub const PRODUCER_TIMEOUT: Duration = Duration::from_secs(3);
+/// Seeds for spreading activation: the top hits of semantic and BM25 together.
+pub const SPREAD_SEEDS: usize = 10;
+/// Activation kept per hop (classic spreading-activation decay).
+pub const SPREAD_DECAY: f64 = 0.5;
+/// Hops of spreading activation.
+pub const SPREAD_ITERATIONS: usize = 2;
+/// Entities mentioned by more memories than this are too common to carry a signal (a
+/// speaker's own name in a conversation) and are not walked.
+pub const SPREAD_MAX_ENTITY_DEGREE: i64 = 60;
+/// Prefilter size for Hopfield retrieval.
+pub const HOPFIELD_PREFILTER: usize = 64;
+/// Inverse temperature of the Hopfield softmax. With unit vectors, β = 16 makes the update
+/// concentrate on the few patterns within ~0.1 cosine of the best.
+pub const HOPFIELD_BETA: f32 = 16.0;
+/// Update steps (the spec: one or two).
+pub const HOPFIELD_STEPS: usize = 2;
+/// Newest memories considered for questions about the present.
+pub const RECENCY_DEPTH: usize = 50;
+/// Test-only: `SLM_TEST_CHANNEL_DELAY=bm25:500` sleeps in that producer;
+/// `SLM_TEST_CHANNEL_FAIL=semantic` makes it fail.
+pub const TEST_DELAY_ENV: &str = "SLM_TEST_CHANNEL_DELAY";
+pub const TEST_FAIL_ENV: &str = "SLM_TEST_CHANNEL_FAIL";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Channel {
+    Semantic,
+    Bm25,
+    Temporal,
+    Spreading,
+    Hopfield,
+}
+
+impl Channel {
+    pub const ALL: [Channel; 5] = [Channel::Semantic, Channel::Bm25, Channel::Temporal, Channel::Spreading, Channel::Hopfield];
+    pub fn name(&self) -> &'static str {
+        match self {
+            Channel::Semantic => "semantic",
+            Channel::Bm25 => "bm25",
+            Channel::Temporal => "temporal",
+            Channel::Spreading => "spreading",
+            Channel::Hopfield => "hopfield",
+        }
+    }
+}
+
+/// One producer's ranked list: (memory id, channel score), best first.
+#[derive(Debug, Clone, Default)]
+pub struct Hits(pub Vec<(i64, f64)>);
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "snake_case", tag = "status", content = "detail")]
+pub enum ChannelStatus {
+    Ok,
+    /// Nothing to do for this query (e.g. no time reference for the temporal producer).
+    Idle,
+    Unavailable(String),
+    Failed(String),
+    TimedOut,
+}
+
+#[derive(Debug, Default)]
+pub struct ChannelOutput {
+    pub hits: HashMap<Channel, Hits>,
+    pub status: HashMap<Channel, ChannelStatus>,
+    pub timing_ms: HashMap<Channel, f64>,
+    /// The query embedding, when one was made.
+    pub query_vec: Option<Vec<f32>>,
+}
+
+fn test_hooks(c: Channel) -> Result<()> {
+    if let Ok(v) = std::env::var(TEST_DELAY_ENV) {
+        for part in v.split(',') {
+            if let Some((name, ms)) = part.split_once(':') {
+                if name == c.name() {
+                    std::thread::sleep(Duration::from_millis(ms.parse().unwrap_or(0)));
+                }
+            }
+        }
+    }
+    if std::env::var(TEST_FAIL_ENV).is_ok_and(|v| v.split(',').any(|n| n == c.name())) {
+        return Err(Error::Other(format!("{} failed on purpose (test hook)", c.name())));
+    }
+    Ok(())
+}
+
+/// Run the first-wave producers in parallel, then spreading activation from their seeds.
+pub fn run(engine: &Engine, q: &Classified, query: &str, filters: &Filters, now_ms: i64) -> ChannelOutput {
+    let mut out = ChannelOutput::default();
+    let deadline = Instant::now() + PRODUCER_TIMEOUT;
+    // Embed once, before the vector producers split.
+    let qvec: Option<std::result::Result<Vec<f32>, String>> =
+        engine.embed_query(query).map(|r| r.map_err(|e| e.to_string()));
+    let (tx, rx) = crossbeam_channel::unbounded::<(Channel, Result<Option<Hits>>, f64)>();
+    std::thread::scope(|s| {
+        for c in [Channel::Semantic, Channel::Bm25, Channel::Temporal, Channel::Hopfield] {
+            let tx = tx.clone();
+            let qvec = &qvec;
+            s.spawn(move || {
+                let t = Instant::now();
+                let r = test_hooks(c).and_then(|_| match c {
+                    Channel::Semantic => semantic(engine, qvec, filters),
+                    Channel::Bm25 => bm25(engine, q, filters),
+                    Channel::Temporal => temporal(engine, q, filters, now_ms),
+                    Channel::Hopfield => hopfield(engine, qvec, filters),
+                    Channel::Spreading => Ok(None),
+                });
+                let _ = tx.send((c, r, t.elapsed().as_secs_f64() * 1000.0));
+            });
+        }
+        drop(tx);
+        while let Ok((c, r, ms)) = rx.recv_deadline(deadline) {
+            collect(&mut out, c, r, ms);
+        }
+        // Anything not heard from by the deadline is out of this recall.
+        for c in [Channel::Semantic, Channel::Bm25, Channel::Temporal, Channel::Hopfield] {
+            out.status.entry(c).or_insert(ChannelStatus::TimedOut);
+        }
+    });
+    // The scope joined late producers; their answers arrived after the deadline and were dropped.
+    let t = Instant::now();
+    let r = test_hooks(Channel::Spreading).and_then(|_| spreading(engine, &out, filters));
+    collect(&mut out, Channel::Spreading, r, t.elapsed().as_secs_f64() * 1000.0);
+    if let Some(Ok(v)) = qvec {
+        out.query_vec = Some(v);
+    }
+    out
+}
+
+fn collect(out: &mut ChannelOutput, c: Channel, r: Result<Option<Hits>>, ms: f64) {
+    out.timing_ms.insert(c, ms);
+    match r {
+        Ok(Some(h)) => {
+            out.hits.insert(c, h);
+            out.status.insert(c, ChannelStatus::Ok);
+        }
+        Ok(None) => {
+            out.status.insert(c, ChannelStatus::Idle);
+        }
+        Err(Error::Vector(e)) | Err(Error::Model(e)) if e.starts_with("unavailable:") => {
+            out.status.insert(c, ChannelStatus::Unavailable(e.trim_start_matches("unavailable:").trim().to_string()));
+        }
+        Err(e) => {
+            out.status.insert(c, ChannelStatus::Failed(e.to_string()));
+        }
+    }
+}
+
+fn unavailable(why: impl std::fmt::Display) -> Error {
+    Error::Vector(format!("unavailable: {why}"))
+}
+
+fn admitted(engine: &Engine, filters: &Filters, hits: Vec<(i64, f64)>) -> Result<Vec<(i64, f64)>> {
+    engine.with_meta(|meta| hits.into_iter().filter(|(id, _)| meta.get(id).is_some_and(|m| filters.admits(m))).collect())
+}
+
+fn query_vec<'a>(qvec: &'a Option<std::result::Result<Vec<f32>, String>>) -> Result<&'a Vec<f32>> {
+    match qvec {
+        None => Err(unavailable("no embedding model loaded")),
+        Some(Err(e)) => Err(Error::Model(format!("embedding the query failed: {e}"))),
+        Some(Ok(v)) => Ok(v),
+    }
+}
+
+fn semantic(engine: &Engine, qvec: &Option<std::result::Result<Vec<f32>, String>>, filters: &Filters) -> Result<Option<Hits>> {
+    let v = query_vec(qvec)?;
+    let health = engine.vector_health();
+    if !health.usable() {
+        return Err(unavailable(format!("{health:?}")));
+    }
+    let hits = engine.with_meta(|meta| {
+        engine.with_vectors(|vx| match vx {
+            None => Err(unavailable("vector index not loaded")),
+            Some(vx) => vx.search(v, CHANNEL_DEPTH, |id| meta.get(&id).is_some_and(|m| filters.admits(m))),
+        })
+    })???;
+    Ok(Some(Hits(hits.into_iter().map(|(id, c)| (id, c as f64)).collect())))
+}
+
+/// Words the keyword producer searches for: content words, or all words when the query
+/// is nothing but stop words (so "the a an of" still searches and finds nothing real).
+pub fn keyword_terms(q: &Classified) -> Vec<String> {
+    if q.content_words.is_empty() { q.words.clone() } else { q.content_words.clone() }
+}
+
+fn bm25(engine: &Engine, q: &Classified, filters: &Filters) -> Result<Option<Hits>> {
+    let health = engine.bm25_health();
+    if !health.usable() {
+        return Err(Error::Bm25(format!("unavailable: {health:?}")));
+    }
+    let terms = keyword_terms(q);
+    if terms.is_empty() {
+        return Ok(None);
+    }
+    // Over-fetch: time and kind filters are applied after the index's visibility filter.
+    let raw = engine.bm25_search(&terms, &filters.visibility(), CHANNEL_DEPTH * 2)?;
+    let mut hits = admitted(engine, filters, raw.into_iter().map(|(id, s)| (id, s as f64)).collect())?;
+    hits.truncate(CHANNEL_DEPTH);
+    Ok(Some(Hits(hits)))
+}
+
+fn temporal(engine: &Engine, q: &Classified, filters: &Filters, now_ms: i64) -> Result<Option<Hits>> {
+    if q.present_tense {
+        // Newest first; captured prompts and bookkeeping are not what "I am working on" means.
+        let mut rows: Vec<(i64, i64)> = engine.with_meta(|meta| {
+            meta.values()
+                .filter(|m| filters.admits(m) && m.kind != Kind::Prompt && m.source != crate::memory::Source::CapturedPrompt && m.event_at <= now_ms)
+                .map(|m| (m.id, m.event_at))
+                .collect()
+        })?;
+        rows.sort_by(|a, b| b.1.cmp(&a.1).then(b.0.cmp(&a.0)));
+        rows.truncate(RECENCY_DEPTH);
+        let n = rows.len().max(1) as f64;
+        return Ok(Some(Hits(rows.iter().enumerate().map(|(i, (id, _))| (*id, 1.0 - i as f64 / n)).collect())));
+    }
+    if q.time.refs.is_empty() {
+        return Ok(None);
+    }
+    let intervals: Vec<timeparse::Interval> = q.time.refs.iter().map(|r| r.interval).collect();
+    let mut rows: Vec<(i64, f64, i64)> = engine.with_meta(|meta| {
+        meta.values()
+            .filter(|m| filters.admits(m))
+            .filter_map(|m| {
+                let t = crate::clock::from_ms(m.event_at);
+                let p = intervals.iter().map(|i| timeparse::proximity(t, i)).fold(0.0, f64::max);
+                (p > 0.05).then_some((m.id, p, m.event_at))
+            })
+            .collect()
+    })?;
+    let _ = interval_ms;
+    rows.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.2.cmp(&a.2)));
+    rows.truncate(CHANNEL_DEPTH);
+    Ok(Some(Hits(rows.into_iter().map(|(id, p, _)| (id, p)).collect())))
+}
+
+fn hopfield(engine: &Engine, qvec: &Option<std::result::Result<Vec<f32>, String>>, filters: &Filters) -> Result<Option<Hits>> {
+    let q = query_vec(qvec)?;
+    let patterns: Vec<(i64, Vec<f32>)> = engine.with_meta(|meta| {
+        engine.with_vectors(|vx| -> Result<Vec<(i64, Vec<f32>)>> {
+            let vx = vx.ok_or_else(|| unavailable("vector index not loaded"))?;
+            let near = vx.search(q, HOPFIELD_PREFILTER, |id| meta.get(&id).is_some_and(|m| filters.admits(m)))?;
+            Ok(near.into_iter().filter_map(|(id, _)| vx.get(id).map(|v| (id, v))).collect())
+        })
+    })???;
+    if patterns.is_empty() {
+        return Ok(Some(Hits::default()));
+    }
+    let attention = |xi: &[f32]| -> Vec<f32> {
+        let logits: Vec<f32> = patterns.iter().map(|(_, x)| HOPFIELD_BETA * embed::cosine(x, xi)).collect();
+        let max = logits.iter().cloned().fold(f32::MIN, f32::max);
+        let exps: Vec<f32> = logits.iter().map(|l| (l - max).exp()).collect();
+        let sum: f32 = exps.iter().sum();
+        exps.iter().map(|e| e / sum).collect()
+    };
+    let mut xi = q.clone();
+    for _ in 0..HOPFIELD_STEPS {
+        let p = attention(&xi);
+        let mut next = vec![0f32; xi.len()];
+        for (w, (_, x)) in p.iter().zip(&patterns) {
+            for (n, v) in next.iter_mut().zip(x) {
+                *n += w * v;
+            }
+        }
+        embed::normalize(&mut next);
+        xi = next;
+    }
+    let p = attention(&xi);
+    let mut hits: Vec<(i64, f64)> = patterns.iter().zip(p).map(|((id, _), w)| (*id, w as f64)).collect();
+    hits.sort_by(|a, b| b.1.total_cmp(&a.1));
+    Ok(Some(Hits(hits)))
+}
+
+fn spreading(engine: &Engine, out: &ChannelOutput, filters: &Filters) -> Result<Option<Hits>> {
+    // Seeds: interleave the best of semantic and BM25, the two direct-evidence producers.
+    let mut seeds: Vec<(i64, f64)> = Vec::new();
+    let lists: Vec<&Hits> = [Channel::Semantic, Channel::Bm25].iter().filter_map(|c| out.hits.get(c)).collect();
+    for i in 0..SPREAD_SEEDS {
+        for l in &lists {
+            if let Some((id, _)) = l.0.get(i) {
+                if !seeds.iter().any(|(s, _)| s == id) && seeds.len() < SPREAD_SEEDS {
+                    seeds.push((*id, 1.0 / (1.0 + i as f64)));
+                }
+            }
+        }
+    }
+    if seeds.is_empty() {
+        return Ok(None);
+    }
+    let reader = engine.reader()?;
+    let mut activation: HashMap<i64, f64> = seeds.iter().cloned().collect();
+    let mut frontier: HashMap<i64, f64> = activation.clone();
+    let mut entity_members: HashMap<i64, Vec<i64>> = HashMap::new();
+    for _ in 0..SPREAD_ITERATIONS {
+        let mut next: HashMap<i64, f64> = HashMap::new();
+        for (&node, &a) in &frontier {
+            let mut neighbours: Vec<(i64, f64)> = Vec::new();
+            for (other, _kind, w) in reader.links_of(node)? {
+                neighbours.push((other, w));
+            }
+            for eid in reader.entity_ids(node)? {
+                let members = match entity_members.get(&eid) {
+                    Some(m) => m.clone(),
+                    None => {
+                        let deg = reader.entity_degree(eid)?;
+                        let m = if deg > SPREAD_MAX_ENTITY_DEGREE { Vec::new() } else { reader.memories_with_entity(eid, SPREAD_MAX_ENTITY_DEGREE as usize)? };
+                        entity_members.insert(eid, m.clone());
+                        m
+                    }
+                };
+                let share = 1.0 / (members.len().max(1) as f64);
+                for m in members {
+                    if m != node {
+                        neighbours.push((m, share));
+                    }
+                }
+            }
+            // Fan-out normalisation: a node with many neighbours spreads thinly.
+            let fan = (neighbours.len().max(1) as f64).sqrt();
+            for (n, w) in neighbours {
+                *next.entry(n).or_default() += SPREAD_DECAY * a * w / fan;
+            }
+        }
+        for (n, a) in &next {
+            *activation.entry(*n).or_default() += a;
+        }
+        frontier = next;
+    }
+    let seed_ids: std::collections::HashSet<i64> = seeds.iter().map(|(id, _)| *id).collect();
+    let mut hits: Vec<(i64, f64)> = activation.into_iter().filter(|(id, a)| !seed_ids.contains(id) && *a > 0.0).collect();
+    hits = admitted(engine, filters, hits)?;
+    hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    hits.truncate(CHANNEL_DEPTH);
+    Ok(Some(Hits(hits)))
+}

@@ -1,0 +1,88 @@
+//! Numbered migrations, keyed on `PRAGMA user_version`.
+//!
+//! Migration N moves a store from version N-1 to N inside one transaction. A store whose
+//! version is above the last migration was written by a newer slm and is refused unchanged.
+
+/// The migrations, in order. Never edit a shipped one: add the next.
+pub const MIGRATIONS: &[&str] = &[
+    // 1: the first schema.
+    r#"
+    CREATE TABLE memories (
+        id              INTEGER PRIMARY KEY AUTOINCREMENT,
+        text            TEXT    NOT NULL,
+        kind            TEXT    NOT NULL,
+        source          TEXT    NOT NULL,
+        profile         TEXT    NOT NULL,
+        scope           TEXT    NOT NULL,
+        session_id      TEXT,
+        speaker         TEXT,
+        created_at      INTEGER NOT NULL,
+        event_at        INTEGER NOT NULL,
+        valid_from      INTEGER,
+        valid_until     INTEGER,
+        known_at        INTEGER NOT NULL,
+        updated_at      INTEGER NOT NULL,
+        pinned          INTEGER NOT NULL DEFAULT 0,
+        bookkeeping     TEXT,
+        superseded_by   INTEGER REFERENCES memories(id) ON DELETE SET NULL,
+        confidence      REAL    NOT NULL DEFAULT 1.0,
+        trust           REAL    NOT NULL DEFAULT 1.0,
+        idempotency_key TEXT UNIQUE,
+        baseline_sim    REAL,
+        baseline_n      INTEGER,
+        embedding       BLOB,
+        embedding_model TEXT,
+        embedding_dim   INTEGER
+    );
+    CREATE INDEX memories_profile_event ON memories(profile, event_at);
+    CREATE INDEX memories_session ON memories(session_id);
+    CREATE INDEX memories_pending_embedding ON memories(id) WHERE embedding IS NULL;
+
+    CREATE TABLE tags (
+        memory_id INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+        tag       TEXT    NOT NULL,
+        PRIMARY KEY (memory_id, tag)
+    ) WITHOUT ROWID;
+
+    CREATE TABLE entities (
+        id      INTEGER PRIMARY KEY,
+        kind    TEXT NOT NULL,
+        norm    TEXT NOT NULL,
+        surface TEXT NOT NULL,
+        UNIQUE (kind, norm)
+    );
+    CREATE TABLE memory_entities (
+        memory_id INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+        entity_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+        PRIMARY KEY (memory_id, entity_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX memory_entities_entity ON memory_entities(entity_id, memory_id);
+
+    -- Graph edges between memories: `next` (the following memory of the same session),
+    -- `supersedes` (a correction), and user links.
+    CREATE TABLE links (
+        src    INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+        dst    INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+        kind   TEXT    NOT NULL,
+        weight REAL    NOT NULL DEFAULT 1.0,
+        PRIMARY KEY (src, dst, kind)
+    ) WITHOUT ROWID;
+    CREATE INDEX links_dst ON links(dst, src);
+
+    -- Every write appends here; each derived index remembers the last seq it applied,
+    -- which is how a stale index is detected and caught up. `embed` changes only the
+    -- embedding, so the keyword index skips it.
+    CREATE TABLE changes (
+        seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+        memory_id INTEGER NOT NULL,
+        op        TEXT    NOT NULL CHECK (op IN ('upsert', 'delete', 'embed'))
+    );
+
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    "#,
+];
+
+/// The schema version this slm writes.
+pub fn latest() -> i64 {
+    MIGRATIONS.len() as i64
+}
