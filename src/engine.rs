@@ -71,6 +71,8 @@ pub struct Engine {
     meta: RwLock<HashMap<i64, MetaRow>>,
     query_vecs: Mutex<HashMap<String, Vec<f32>>>,
     baseline_sample: RwLock<Option<Arc<Vec<Vec<f32>>>>>,
+    /// Set when the data dir is read-only: reads work, writes say why they cannot.
+    read_only: Option<std::path::PathBuf>,
     reranker: crate::recall::rerank::Slot,
 }
 
@@ -78,11 +80,12 @@ impl Engine {
     pub fn open(paths: Paths, opts: OpenOptions) -> Result<Engine> {
         let settings = Settings::load(&paths.settings())?;
         let clock = Clock::from_env()?;
+        let mut read_only = None;
         let store = match Store::open(&paths.store()) {
             Ok(s) => s,
             Err(Error::ReadOnly(d)) if paths.store().exists() => {
                 // Reads still work from a read-only data dir; writes will say why they cannot.
-                let _ = d;
+                read_only = Some(d);
                 Store::open_reader(&paths.store())?
             }
             Err(e) => return Err(e),
@@ -113,6 +116,7 @@ impl Engine {
             meta: RwLock::new(meta),
             query_vecs: Mutex::new(HashMap::new()),
             baseline_sample: RwLock::new(None),
+            read_only,
             reranker: crate::recall::rerank::start(&settings_for_rerank, runtime_for_rerank),
         };
         if engine.embedder.is_some() {
@@ -128,6 +132,13 @@ impl Engine {
         }
         drop(lease);
         Ok(engine)
+    }
+
+    fn writable(&self) -> Result<()> {
+        match &self.read_only {
+            Some(d) => Err(Error::ReadOnly(d.clone())),
+            None => Ok(()),
+        }
     }
 
     fn store(&self) -> Result<std::sync::MutexGuard<'_, Store>> {
@@ -232,6 +243,7 @@ impl Engine {
         for m in &items {
             memory::validate_text(&m.text)?;
         }
+        self.writable()?;
         let now = self.clock.now_ms();
         let prepared: Vec<_> = items
             .iter()
@@ -264,6 +276,9 @@ impl Engine {
             })?
         };
         acked(&results);
+        if let Ok(mut g) = self.baseline_sample.write() {
+            *g = None;
+        }
         self.apply_changes()?;
         if self.embedder.is_some() {
             let fresh: Vec<i64> = results.iter().filter(|r| !r.existed).map(|r| r.id).collect();
@@ -284,6 +299,7 @@ impl Engine {
             memory::validate_text(t)?;
         }
         let now = self.clock.now_ms();
+        self.writable()?;
         let ents = patch.text.as_deref().map(text::entities);
         let bk = patch.text.as_deref().map(text::bookkeeping_reason);
         let _lease = WriteLock::acquire(&self.paths.write_lock(), WRITE_WAIT)?;
@@ -303,6 +319,7 @@ impl Engine {
     }
 
     pub fn delete(&self, ids: &[i64]) -> Result<usize> {
+        self.writable()?;
         let _lease = WriteLock::acquire(&self.paths.write_lock(), WRITE_WAIT)?;
         let n = {
             let mut store = self.store()?;
@@ -545,6 +562,7 @@ impl Engine {
 
     /// Throw the indexes away and build them again from the store.
     pub fn reindex(&self) -> Result<(u64, usize)> {
+        self.writable()?;
         let _lease = WriteLock::acquire(&self.paths.write_lock(), WRITE_WAIT)?;
         let store = self.store()?;
         let n = store.count()? as u64;

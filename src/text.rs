@@ -72,6 +72,25 @@ pub fn words(text: &str) -> Vec<String> {
     word_spans(text).into_iter().map(|(_, _, w)| w).collect()
 }
 
+/// Separators inside a compound token whose parts are worth finding on their own:
+/// "kv/deploy-7" is also "kv" and "deploy-7"; "user@host" also "user" and "host".
+const PART_SEPARATORS: &[char] = &['/', '@', ':', '#'];
+
+/// Words plus the parts of path- and address-like tokens (what the keyword index holds,
+/// and what the support check compares a question against).
+pub fn index_words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for w in words(text) {
+        if w.contains(PART_SEPARATORS) {
+            for p in w.split(PART_SEPARATORS).filter(|p| !p.is_empty()) {
+                out.push(p.to_string());
+            }
+        }
+        out.push(w);
+    }
+    out
+}
+
 /// English function words (and question words, which carry no topic either).
 const STOP_WORDS: &[&str] = &[
     "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are", "as", "at",

@@ -23,7 +23,7 @@ const TOKENIZER: &str = "slm_words";
 /// write sizes and leaves the second core to the embedder.
 const WRITER_HEAP_BYTES: usize = 32 * 1024 * 1024;
 /// Bumped when the schema or tokenizer changes: an index of another version is rebuilt.
-const FORMAT: &str = "slm-bm25-1";
+const FORMAT: &str = "slm-bm25-2";
 
 #[derive(Clone, Default)]
 struct SlmTokenizer;
@@ -38,10 +38,20 @@ impl Tokenizer for SlmTokenizer {
     fn token_stream<'a>(&'a mut self, text_in: &'a str) -> SlmTokenStream {
         let mut tokens = Vec::new();
         for (position, (from, to, word)) in text::word_spans(text_in).into_iter().enumerate() {
-            let stem = text::stem(&word);
-            tokens.push(Token { offset_from: from, offset_to: to, position, text: word.clone(), position_length: 1 });
-            if stem != word {
-                tokens.push(Token { offset_from: from, offset_to: to, position, text: stem, position_length: 1 });
+            let mut forms = vec![word.clone()];
+            for part in text::index_words(&word) {
+                if !forms.contains(&part) {
+                    forms.push(part);
+                }
+            }
+            for f in forms.clone() {
+                let st = text::stem(&f);
+                if !forms.contains(&st) {
+                    forms.push(st);
+                }
+            }
+            for f in forms {
+                tokens.push(Token { offset_from: from, offset_to: to, position, text: f, position_length: 1 });
             }
         }
         SlmTokenStream { tokens, at: 0 }

@@ -301,7 +301,7 @@ fn question_baseline(ctx: &Context<'_>) -> f64 {
 fn score_one(ctx: &Context<'_>, c: &Candidate, q_stems: &[String], rare: &[String], q_base: f64, strict: bool) -> Result<SupportSignals> {
     let engine = ctx.engine;
     let text_m = engine.get(c.id)?.map(|m| m.text).unwrap_or_default();
-    let m_stems: HashSet<String> = text::words(&text_m).iter().map(|w| text::stem(w)).collect();
+    let m_stems: HashSet<String> = text::index_words(&text_m).iter().map(|w| text::stem(w)).collect();
     let carried = q_stems.iter().filter(|w| m_stems.contains(*w)).count();
     let coverage = if q_stems.is_empty() { 0.0 } else { carried as f64 / q_stems.len() as f64 };
     let rare_all = rare.iter().all(|w| m_stems.contains(w));

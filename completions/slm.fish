@@ -1,0 +1,273 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_slm_global_optspecs
+    string join \n json color= profile= h/help V/version
+end
+
+function __fish_slm_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_slm_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_slm_using_subcommand
+    set -l cmd (__fish_slm_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c slm -n "__fish_slm_needs_command" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_needs_command" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_needs_command" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_needs_command" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_needs_command" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_needs_command" -f -a "remember" -d 'Save a memory (the text argument, or standard input when it is absent or "-")'
+complete -c slm -n "__fish_slm_needs_command" -f -a "import" -d 'Import memories from JSON Lines (one object a line; see the README)'
+complete -c slm -n "__fish_slm_needs_command" -f -a "recall" -d 'Ask which memories are the best evidence for a question'
+complete -c slm -n "__fish_slm_needs_command" -f -a "expand" -d 'Show one memory with its depth-2 context (same session, same entities, correction)'
+complete -c slm -n "__fish_slm_needs_command" -f -a "list" -d 'List memories, newest first'
+complete -c slm -n "__fish_slm_needs_command" -f -a "show" -d 'Show one memory in full'
+complete -c slm -n "__fish_slm_needs_command" -f -a "update" -d 'Change a memory\'s text, kind, tags, pin or scope'
+complete -c slm -n "__fish_slm_needs_command" -f -a "delete" -d 'Delete memories by id'
+complete -c slm -n "__fish_slm_needs_command" -f -a "forget" -d 'Delete the memories matching a query or filter (asks first unless -y)'
+complete -c slm -n "__fish_slm_needs_command" -f -a "reindex" -d 'Rebuild the keyword and vector indexes from the store'
+complete -c slm -n "__fish_slm_needs_command" -f -a "doctor" -d 'Check the store, the indexes, the model and the runtime; say what to fix'
+complete -c slm -n "__fish_slm_needs_command" -f -a "eval" -d 'Measure recall quality on a data set (LoCoMo, question lists)'
+complete -c slm -n "__fish_slm_needs_command" -f -a "bench" -d 'Measure speed (prints figures; asserts nothing)'
+complete -c slm -n "__fish_slm_needs_command" -f -a "completions" -d 'Print a shell completion script'
+complete -c slm -n "__fish_slm_needs_command" -f -a "man" -d 'Print the man page (roff)'
+complete -c slm -n "__fish_slm_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c slm -n "__fish_slm_using_subcommand remember" -l kind -d 'What sort of memory: note, decision, fact, prompt, event, bookkeeping' -r
+complete -c slm -n "__fish_slm_using_subcommand remember" -l tag -d 'A tag (repeatable)' -r
+complete -c slm -n "__fish_slm_using_subcommand remember" -l session -d 'The session this memory belongs to' -r
+complete -c slm -n "__fish_slm_using_subcommand remember" -l scope -d 'personal (default), shared or global' -r
+complete -c slm -n "__fish_slm_using_subcommand remember" -l at -d 'When the thing happened (event time), e.g. 2024-05-08 or "2 days ago"' -r
+complete -c slm -n "__fish_slm_using_subcommand remember" -l source -d 'Who saved it: user (default), agent, hook, captured_prompt' -r
+complete -c slm -n "__fish_slm_using_subcommand remember" -l idempotency-key -d 'Saving twice with the same key stores it once' -r
+complete -c slm -n "__fish_slm_using_subcommand remember" -l supersedes -d 'The id of the memory this one corrects' -r
+complete -c slm -n "__fish_slm_using_subcommand remember" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand remember" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand remember" -l pin -d 'Pin it: a pinned memory always counts as evidence'
+complete -c slm -n "__fish_slm_using_subcommand remember" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand remember" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand remember" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand import" -l batch -d 'Lines per transaction' -r
+complete -c slm -n "__fish_slm_using_subcommand import" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand import" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand import" -l skip-bad -d 'Import the good lines and report the bad ones (default: any bad line imports nothing)'
+complete -c slm -n "__fish_slm_using_subcommand import" -l print-ids -d 'Print "LINE<TAB>ID" for each memory as soon as it is durable'
+complete -c slm -n "__fish_slm_using_subcommand import" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand import" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand import" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand recall" -l limit -d 'How many results at most' -r
+complete -c slm -n "__fish_slm_using_subcommand recall" -l depth -d '0: ids, tier, score, preview; 1: full memories (default); 2: with context' -r
+complete -c slm -n "__fish_slm_using_subcommand recall" -l max-tokens -d 'Cap the whole answer at this many tokens (the embedding model\'s tokenizer)' -r
+complete -c slm -n "__fish_slm_using_subcommand recall" -l window -d 'Only memories whose event time is in this window: 7d, 12h, 2024-01-01..2024-02-01' -r
+complete -c slm -n "__fish_slm_using_subcommand recall" -l as-of -d 'What was true at this time (event time and validity up to it)' -r
+complete -c slm -n "__fish_slm_using_subcommand recall" -l known-as-of -d 'What slm knew before this time (system time)' -r
+complete -c slm -n "__fish_slm_using_subcommand recall" -l valid-at -d 'Only memories valid at this time' -r
+complete -c slm -n "__fish_slm_using_subcommand recall" -l kind -d 'Only memories of this kind' -r
+complete -c slm -n "__fish_slm_using_subcommand recall" -l budget-s -d 'Answer within this many seconds (unchecked keyword matches when the full search cannot finish)' -r
+complete -c slm -n "__fish_slm_using_subcommand recall" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand recall" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand recall" -l show-weak -d 'List the closest weak matches too, labelled weak'
+complete -c slm -n "__fish_slm_using_subcommand recall" -l agent -d 'The agent view: only supported results (related only with --include-related)'
+complete -c slm -n "__fish_slm_using_subcommand recall" -l include-related -d 'With --agent: return related memories too'
+complete -c slm -n "__fish_slm_using_subcommand recall" -l explain -d 'Print a trace of every stage'
+complete -c slm -n "__fish_slm_using_subcommand recall" -l include-shared -d 'Let shared memories join'
+complete -c slm -n "__fish_slm_using_subcommand recall" -l include-global -d 'Let global memories join'
+complete -c slm -n "__fish_slm_using_subcommand recall" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand recall" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand recall" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand expand" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand expand" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand expand" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand expand" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand expand" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand list" -l limit -r
+complete -c slm -n "__fish_slm_using_subcommand list" -l kind -r
+complete -c slm -n "__fish_slm_using_subcommand list" -l tag -r
+complete -c slm -n "__fish_slm_using_subcommand list" -l session -r
+complete -c slm -n "__fish_slm_using_subcommand list" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand list" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand list" -l all -d 'Include bookkeeping rows (hook noise), which are hidden by default'
+complete -c slm -n "__fish_slm_using_subcommand list" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand list" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand list" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand show" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand show" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand show" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand show" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand show" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand update" -l text -d 'New text ("-" reads standard input)' -r
+complete -c slm -n "__fish_slm_using_subcommand update" -l kind -r
+complete -c slm -n "__fish_slm_using_subcommand update" -l tag -d 'Replace the tags (repeatable)' -r
+complete -c slm -n "__fish_slm_using_subcommand update" -l scope -r
+complete -c slm -n "__fish_slm_using_subcommand update" -l at -d 'New event time' -r
+complete -c slm -n "__fish_slm_using_subcommand update" -l superseded-by -d 'Mark it corrected by this memory id' -r
+complete -c slm -n "__fish_slm_using_subcommand update" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand update" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand update" -l pin
+complete -c slm -n "__fish_slm_using_subcommand update" -l unpin
+complete -c slm -n "__fish_slm_using_subcommand update" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand update" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand update" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand delete" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand delete" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand delete" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand delete" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand delete" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand forget" -l kind -r
+complete -c slm -n "__fish_slm_using_subcommand forget" -l tag -r
+complete -c slm -n "__fish_slm_using_subcommand forget" -l session -r
+complete -c slm -n "__fish_slm_using_subcommand forget" -l before -d 'Only memories whose event time is before this' -r
+complete -c slm -n "__fish_slm_using_subcommand forget" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand forget" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand forget" -l dry-run -d 'Show what would be forgotten; change nothing'
+complete -c slm -n "__fish_slm_using_subcommand forget" -s y -l yes -d 'Do not ask'
+complete -c slm -n "__fish_slm_using_subcommand forget" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand forget" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand forget" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand reindex" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand reindex" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand reindex" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand reindex" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand reindex" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand doctor" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand doctor" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand doctor" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand doctor" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand doctor" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -f -a "locomo" -d 'Evidence recall and tiers on a LoCoMo-format file'
+complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -f -a "questions" -d 'Run a question list and count how many met the expectation'
+complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l conversations -d 'Only these conversations (comma separated sample ids)' -r
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l audit -d 'Audit corrections (locomo-dev-audit.json format)' -r -F
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l k -d 'Cut-offs for R@k and hit@k' -r
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l baseline -d 'Also run a simple baseline on the same data: bm25 or dense' -r
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l markdown -d 'Write a Markdown report here too' -r -F
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -l expect -d 'none: the tier must be none; not-supported: anything but supported' -r
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -l store -d 'A LoCoMo file whose conversations form the store (default: ../shared/data/locomo-dev.json)' -r -F
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "locomo" -d 'Evidence recall and tiers on a LoCoMo-format file'
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "questions" -d 'Run a question list and count how many met the expectation'
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall help" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall help" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall help" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall help" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall help" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall help" -f -a "ingest" -d 'Import N memories and report memories/s, time to findable, size, RSS'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall help" -f -a "recall" -d 'Recall latency on a synthetic store built from LoCoMo turns'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -l memories -r
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -l data -d 'LoCoMo file to take turn text from' -r -F
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l memories -r
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l questions -r
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l concurrency -r
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l data -r -F
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "ingest" -d 'Import N memories and report memories/s, time to findable, size, RSS'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "recall" -d 'Recall latency on a synthetic store built from LoCoMo turns'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c slm -n "__fish_slm_using_subcommand completions" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand completions" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand completions" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand completions" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand man" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand man" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand man" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand man" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand man" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "remember" -d 'Save a memory (the text argument, or standard input when it is absent or "-")'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "import" -d 'Import memories from JSON Lines (one object a line; see the README)'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "recall" -d 'Ask which memories are the best evidence for a question'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "expand" -d 'Show one memory with its depth-2 context (same session, same entities, correction)'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "list" -d 'List memories, newest first'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "show" -d 'Show one memory in full'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "update" -d 'Change a memory\'s text, kind, tags, pin or scope'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "delete" -d 'Delete memories by id'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "forget" -d 'Delete the memories matching a query or filter (asks first unless -y)'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "reindex" -d 'Rebuild the keyword and vector indexes from the store'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "doctor" -d 'Check the store, the indexes, the model and the runtime; say what to fix'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "eval" -d 'Measure recall quality on a data set (LoCoMo, question lists)'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "bench" -d 'Measure speed (prints figures; asserts nothing)'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "man" -d 'Print the man page (roff)'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from eval" -f -a "locomo" -d 'Evidence recall and tiers on a LoCoMo-format file'
+complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from eval" -f -a "questions" -d 'Run a question list and count how many met the expectation'
+complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "ingest" -d 'Import N memories and report memories/s, time to findable, size, RSS'
+complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "recall" -d 'Recall latency on a synthetic store built from LoCoMo turns'

@@ -1,0 +1,102 @@
+//! The test environment: the real `slm` binary against a temporary home, with the clock
+//! pinned (`SLM_NOW`) and the real model from the cache dir that `scripts/setup.sh` fills.
+
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// The pinned clock of every test: a Wednesday.
+pub const NOW: &str = "2023-05-10T12:00:00Z";
+
+pub struct Env {
+    pub dir: tempfile::TempDir,
+    pub extra: Vec<(String, String)>,
+}
+
+impl Env {
+    pub fn new() -> Env {
+        Env { dir: tempfile::tempdir().expect("temp dir"), extra: Vec::new() }
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+
+    pub fn with(mut self, k: &str, v: &str) -> Env {
+        self.extra.push((k.into(), v.into()));
+        self
+    }
+
+    pub fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_slm"));
+        c.args(args)
+            .env("SLM_HOME", self.home())
+            .env("SLM_NOW", NOW)
+            .env("SLM_NO_PROGRESS", "1")
+            .env_remove("SLM_PROFILE")
+            .env_remove("SLM_RANKING")
+            .env_remove("SLM_RECALL_NO_SUPPORT_GATE")
+            .env_remove("SLM_MODEL_DIR")
+            .env_remove("NO_COLOR");
+        for (k, v) in &self.extra {
+            c.env(k, v);
+        }
+        c
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.cmd(args).stdin(Stdio::null()).output().expect("slm runs")
+    }
+
+    pub fn run_stdin(&self, args: &[&str], input: &[u8]) -> Output {
+        let mut child = self.cmd(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
+        child.stdin.take().expect("stdin").write_all(input).expect("write stdin");
+        child.wait_with_output().expect("wait")
+    }
+
+    /// Run and parse `--json` output; panics with stderr when it is not JSON.
+    pub fn json(&self, args: &[&str]) -> serde_json::Value {
+        let mut a = args.to_vec();
+        a.push("--json");
+        let out = self.run(&a);
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!("not JSON ({e}) from {args:?}: stdout={} stderr={}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+        })
+    }
+
+    /// Save a memory and return its id.
+    pub fn remember(&self, text: &str, extra: &[&str]) -> i64 {
+        let mut a = vec!["remember", text];
+        a.extend_from_slice(extra);
+        let v = self.json(&a);
+        v["id"].as_i64().unwrap_or_else(|| panic!("no id in {v}"))
+    }
+
+    pub fn recall(&self, q: &str, extra: &[&str]) -> serde_json::Value {
+        let mut a = vec!["recall", q];
+        a.extend_from_slice(extra);
+        self.json(&a)
+    }
+
+    pub fn path(&self, p: &str) -> PathBuf {
+        self.home().join(p)
+    }
+}
+
+pub fn ids(v: &serde_json::Value) -> Vec<i64> {
+    v["results"].as_array().map(|a| a.iter().filter_map(|r| r["id"].as_i64()).collect()).unwrap_or_default()
+}
+
+pub fn code(o: &Output) -> i32 {
+    o.status.code().unwrap_or(-1)
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name)
+}
