@@ -31,6 +31,18 @@ pub const BASELINE_SAMPLE: usize = 64;
 /// Recompute a memory's baseline once the store has grown past this factor of the size it
 /// was measured at, so baselines stay current as the store grows.
 pub const BASELINE_REFRESH_GROWTH: f64 = 2.0;
+/// Typical mean cosine between unrelated MiniLM embeddings of short texts (measured on
+/// LoCoMo turns: 0.10–0.20). Baselines shrink toward it, so a small store's few samples
+/// cannot make every memory look typical of everything.
+pub const BASELINE_PRIOR: f32 = 0.15;
+/// Pseudo-count of the prior in that shrinkage (a full 64-memory sample outweighs it 4:1).
+pub const BASELINE_PRIOR_WEIGHT: f64 = 16.0;
+
+/// Mean of `n` cosines summing to `sum`, shrunk toward [`BASELINE_PRIOR`].
+pub fn shrink_baseline(sum: f64, n: usize) -> f64 {
+    (sum + BASELINE_PRIOR_WEIGHT * BASELINE_PRIOR as f64) / (n as f64 + BASELINE_PRIOR_WEIGHT)
+}
+
 /// Recent query embeddings kept (queries repeat: hooks, retries, agents).
 const QUERY_CACHE: usize = 256;
 
@@ -525,7 +537,7 @@ impl Engine {
             .map(|(id, v)| {
                 let others: Vec<f32> =
                     sample.iter().filter(|(sid, _)| sid != id).map(|(_, s)| embed::cosine(v, s)).collect();
-                let mean = if others.is_empty() { 0.0 } else { others.iter().sum::<f32>() / others.len() as f32 };
+                let mean = shrink_baseline(others.iter().map(|x| *x as f64).sum(), others.len()) as f32;
                 (*id, mean, total)
             })
             .collect();

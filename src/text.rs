@@ -143,6 +143,15 @@ pub fn stem(w: &str) -> String {
     if w.chars().count() <= 3 || is_code_like(w) || !w.chars().all(|c| c.is_alphabetic()) {
         return w.to_string();
     }
+    // A final silent e goes last, so "decide", "decided" and "deciding" meet at "decid".
+    let s = stem_suffix(w);
+    match s.strip_suffix('e') {
+        Some(b) if b.chars().count() >= 4 => b.to_string(),
+        _ => s,
+    }
+}
+
+fn stem_suffix(w: &str) -> String {
     let s = w;
     let undouble = |base: &str| -> String {
         let b: Vec<char> = base.chars().collect();
@@ -240,6 +249,7 @@ const SENTENCE_OPENERS: &[&str] = &[
     "could", "would", "will", "have", "has", "had", "let", "lets", "here", "there", "my", "your", "our", "their",
     "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february", "march",
     "april", "may", "june", "july", "august", "september", "october", "november", "december", "today", "yesterday",
+    "version", "correction", "please", "note", "ticket", "lunch", "our", "update", "fixed", "started",
 ];
 
 /// A version: v?DIGITS(.DIGITS)+ with an optional -suffix. Decimals inside prose ("3.5
@@ -305,7 +315,9 @@ pub fn entities(text: &str) -> Vec<Entity> {
             let before = text[..*start].trim_end();
             before.is_empty() || before.ends_with(['.', '!', '?', ':', '\n', '"', '“'])
         };
-        let opener = SENTENCE_OPENERS.contains(&w.as_str()) || is_stop_word(w);
+        // A capitalised verb opening a sentence ("Started the migration") names nothing.
+        let verbish = sentence_start && (w.ends_with("ed") || w.ends_with("ing"));
+        let opener = SENTENCE_OPENERS.contains(&w.as_str()) || is_stop_word(w) || verbish;
         let contiguous = run.is_empty() || {
             let prev_end = spans[idx - 1].1;
             text[prev_end..*start].chars().all(|c| c == ' ')
@@ -550,7 +562,9 @@ mod tests {
     #[test]
     fn stemmer_relates_forms_and_leaves_codes() {
         assert_eq!(stem("painted"), stem("paint"));
-        assert_eq!(stem("sunrises"), "sunrise");
+        assert_eq!(stem("sunrises"), stem("sunrise"));
+        assert_eq!(stem("decided"), stem("decide"));
+        assert_eq!(stem("deciding"), stem("decide"));
         assert_eq!(stem("running"), "run");
         assert_eq!(stem("researching"), stem("research"));
         assert_eq!(stem("v0.3.4"), "v0.3.4");

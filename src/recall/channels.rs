@@ -113,7 +113,7 @@ fn test_hooks(c: Channel) -> Result<()> {
 }
 
 /// Run the first-wave producers in parallel, then spreading activation from their seeds.
-pub fn run(engine: &Engine, q: &Classified, query: &str, filters: &Filters, now_ms: i64) -> ChannelOutput {
+pub fn run(engine: &Engine, q: &Classified, query: &str, filters: &Filters, now_ms: i64, cosine_floor: f32) -> ChannelOutput {
     let mut out = ChannelOutput::default();
     let deadline = Instant::now() + PRODUCER_TIMEOUT;
     // Embed once, before the vector producers split.
@@ -147,7 +147,7 @@ pub fn run(engine: &Engine, q: &Classified, query: &str, filters: &Filters, now_
     });
     // The scope joined late producers; their answers arrived after the deadline and were dropped.
     let t = Instant::now();
-    let r = test_hooks(Channel::Spreading).and_then(|_| spreading(engine, &out, filters));
+    let r = test_hooks(Channel::Spreading).and_then(|_| spreading(engine, &out, filters, cosine_floor));
     collect(&mut out, Channel::Spreading, r, t.elapsed().as_secs_f64() * 1000.0);
     if let Some(Ok(v)) = qvec {
         out.query_vec = Some(v);
@@ -298,10 +298,14 @@ fn hopfield(engine: &Engine, qvec: &Option<std::result::Result<Vec<f32>, String>
     Ok(Some(Hits(hits)))
 }
 
-fn spreading(engine: &Engine, out: &ChannelOutput, filters: &Filters) -> Result<Option<Hits>> {
-    // Seeds: interleave the best of semantic and BM25, the two direct-evidence producers.
+fn spreading(engine: &Engine, out: &ChannelOutput, filters: &Filters, cosine_floor: f32) -> Result<Option<Hits>> {
+    // Seeds: interleave the best of semantic and BM25, the two direct-evidence producers,
+    // counting only hits that are evidence themselves (cosine at the floor, any BM25 match).
     let mut seeds: Vec<(i64, f64)> = Vec::new();
-    let lists: Vec<&Hits> = [Channel::Semantic, Channel::Bm25].iter().filter_map(|c| out.hits.get(c)).collect();
+    let semantic: Hits = Hits(
+        out.hits.get(&Channel::Semantic).map(|h| h.0.iter().filter(|(_, s)| *s >= cosine_floor as f64).cloned().collect()).unwrap_or_default(),
+    );
+    let lists: Vec<&Hits> = [Some(&semantic), out.hits.get(&Channel::Bm25)].into_iter().flatten().collect();
     for i in 0..SPREAD_SEEDS {
         for l in &lists {
             if let Some((id, _)) = l.0.get(i) {

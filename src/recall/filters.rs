@@ -58,7 +58,7 @@ impl Filters {
             }
         }
         if let Some(t) = self.as_of {
-            if m.event_at > t || m.valid_from.is_some_and(|v| v > t) || m.valid_until.is_some_and(|v| v <= t) || m.known_at > t {
+            if m.event_at > t || m.valid_from.is_some_and(|v| v > t) || m.valid_until.is_some_and(|v| v <= t) {
                 return false;
             }
         }

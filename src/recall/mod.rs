@@ -179,7 +179,8 @@ pub fn run(engine: &Engine, req: &RecallRequest) -> Result<RecallResponse> {
 
     // 2. producers
     let t = Instant::now();
-    let out = channels::run(engine, &q, &req.query, &req.filters, req.now_ms);
+    let cosine_floor = engine.embedder().and_then(|e| e.similarity_floor()).unwrap_or(floor::DEFAULT_COSINE_FLOOR);
+    let out = channels::run(engine, &q, &req.query, &req.filters, req.now_ms, cosine_floor);
     timing.insert("channels".to_string(), ms(t));
     for (c, v) in &out.timing_ms {
         timing.insert(format!("channel.{}", c.name()), (*v * 1000.0).round() / 1000.0);
@@ -209,7 +210,6 @@ pub fn run(engine: &Engine, req: &RecallRequest) -> Result<RecallResponse> {
 
     // 5. evidence floor, before any limit
     let t = Instant::now();
-    let cosine_floor = engine.embedder().and_then(|e| e.similarity_floor()).unwrap_or(floor::DEFAULT_COSINE_FLOOR);
     let pinned: std::collections::HashSet<i64> =
         engine.with_meta(|m| m.values().filter(|r| r.pinned).map(|r| r.id).collect())?;
     let (mut kept, verdicts) = floor::apply(cands, cosine_floor, |id| pinned.contains(&id));
@@ -242,6 +242,7 @@ pub fn run(engine: &Engine, req: &RecallRequest) -> Result<RecallResponse> {
         } else {
             None
         },
+        cosine_floor,
     };
     let decision = tiers::decide(&ctx, &kept, no_candidates)?;
     timing.insert("support".to_string(), ms(t));

@@ -43,7 +43,7 @@ pub const LIFT_FULL: f64 = 0.35;
 pub const SUPPORTED_AT: f64 = 0.45;
 /// Support score below which a memory is not even related.
 pub const RELATED_AT: f64 = 0.20;
-/// A content word is rare when at most this share of memories carry it (and ≥ 1 does).
+/// A content word is rare when at most this share of memories carry it (none counts).
 pub const RARE_SHARE: f64 = 0.02;
 /// …or at most this many memories, for small stores.
 pub const RARE_MAX_DOCS: u64 = 3;
@@ -67,6 +67,11 @@ pub const NOTE_WARMING: &str = "slm is still warming up — results may be incom
 pub fn note_none() -> String {
     format!("That isn't in {}.", crate::PRODUCT_NAME)
 }
+
+/// Time words that never count as content the memory must carry.
+const TIME_WORDS: &[&str] = &["last", "next", "ago", "yesterday", "today", "tomorrow", "recently", "week", "month", "year", "weekend"];
+/// Weight of the temporal score in the support score for questions that name a time.
+pub const W_TIME: f64 = 0.30;
 
 pub const GATE_ENV: &str = "SLM_RECALL_NO_SUPPORT_GATE";
 
@@ -109,6 +114,7 @@ pub struct Context<'a> {
     /// Vector search or a configured reranker did not run: nothing was measured.
     pub warming: bool,
     pub degraded_reason: Option<String>,
+    pub cosine_floor: f32,
 }
 
 pub struct Decision {
@@ -129,7 +135,7 @@ fn stems(words: &[String]) -> Vec<String> {
 }
 
 /// Does the question look like gibberish? Returns the reason.
-pub fn gibberish(ctx: &Context<'_>) -> Option<&'static str> {
+pub fn gibberish(ctx: &Context<'_>, best_cosine: f64) -> Option<&'static str> {
     let q = ctx.q;
     if q.content_words.is_empty() {
         return Some("no content words");
@@ -147,11 +153,14 @@ pub fn gibberish(ctx: &Context<'_>) -> Option<&'static str> {
     if g.content_words > 0 && (g.wordlike as f64) / (g.content_words as f64) < GIBBERISH_WORDLIKE_BELOW {
         return Some("words that are not words");
     }
-    // Words found in no memory at all. When half the content words are unknown, nothing
-    // can support it; a statement (no question word) must be carried word for word, so one
-    // unknown word already means no memory holds it.
+    // Words found in no memory at all. A statement (no question word) must be carried word
+    // for word, so one unknown word means no memory holds it. A question whose every word
+    // is unknown and that no memory matches by meaning has nothing to be close to.
     let unknown = q.content_words.iter().filter(|w| ctx.engine.doc_freq(w) == 0).count();
-    if unknown * 2 >= q.content_words.len() || (!q.has_question_word && unknown > 0) {
+    if !q.has_question_word && unknown > 0 {
+        return Some("a word of it is in no memory");
+    }
+    if unknown == q.content_words.len() && best_cosine < ctx.cosine_floor as f64 {
         return Some("its words are in no memory");
     }
     None
@@ -176,14 +185,18 @@ pub fn decide(ctx: &Context<'_>, ranked: &[Candidate], _no_candidates: bool) -> 
     }
 
     let n_docs = ctx.engine.num_docs().max(1);
-    let q_stems = stems(&ctx.q.content_words);
-    let rare: Vec<String> = ctx
-        .q
-        .content_words
+    // Words of a time phrase ("last Friday") are matched by the temporal producer, not by
+    // the memory's words, so the word tests leave them out.
+    let time_words: HashSet<String> =
+        ctx.q.time.refs.iter().flat_map(|r| text::words(&r.matched)).chain(TIME_WORDS.iter().map(|w| w.to_string())).collect();
+    let words: Vec<String> = ctx.q.content_words.iter().filter(|w| !time_words.contains(*w)).cloned().collect();
+    let q_stems = stems(&words);
+    let rare: Vec<String> = words
         .iter()
         .filter(|w| {
+            // A word in no memory is the rarest of all: no memory carries it.
             let df = ctx.engine.doc_freq(w);
-            df > 0 && (df <= RARE_MAX_DOCS || (df as f64) / (n_docs as f64) <= RARE_SHARE)
+            df <= RARE_MAX_DOCS || (df as f64) / (n_docs as f64) <= RARE_SHARE
         })
         .map(|w| text::stem(w))
         .collect();
@@ -205,7 +218,8 @@ pub fn decide(ctx: &Context<'_>, ranked: &[Candidate], _no_candidates: bool) -> 
         }
     }
 
-    let junk = gibberish(ctx);
+    let best_cosine = signals.iter().filter_map(|s| s.cosine).fold(f64::MIN, f64::max);
+    let junk = gibberish(ctx, best_cosine);
 
     if ctx.warming {
         // Nothing was measured, so never "isn't in memory": keyword results, labelled related.
@@ -262,6 +276,8 @@ pub fn decide(ctx: &Context<'_>, ranked: &[Candidate], _no_candidates: bool) -> 
         .collect();
     related.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.id.cmp(&b.0.id)));
     related.truncate(RELATED_MAX);
+    // The closest by support, shown in ranking order.
+    related.sort_by_key(|(c, _)| ranked.iter().position(|r| r.id == c.id));
     if !related.is_empty() {
         let shown: Vec<_> = if agent && !include_related {
             Vec::new()
@@ -295,7 +311,8 @@ fn question_baseline(ctx: &Context<'_>) -> f64 {
     if sample.is_empty() {
         return 0.0;
     }
-    sample.iter().map(|v| embed::cosine(qv, v) as f64).sum::<f64>() / sample.len() as f64
+    let sum: f64 = sample.iter().map(|v| embed::cosine(qv, v) as f64).sum();
+    crate::engine::shrink_baseline(sum, sample.len())
 }
 
 fn score_one(ctx: &Context<'_>, c: &Candidate, q_stems: &[String], rare: &[String], q_base: f64, strict: bool) -> Result<SupportSignals> {
@@ -311,7 +328,13 @@ fn score_one(ctx: &Context<'_>, c: &Candidate, q_stems: &[String], rare: &[Strin
             engine.with_vectors(|v| v.and_then(|v| v.get(c.id)).map(|mv| embed::cosine(qv, &mv) as f64)).ok().flatten()
         }),
     };
-    let baseline = engine.with_meta(|m| m.get(&c.id).and_then(|r| r.baseline_sim)).ok().flatten().map(|b| b as f64).unwrap_or(0.0).max(q_base);
+    let baseline = engine
+        .with_meta(|m| m.get(&c.id).and_then(|r| r.baseline_sim))
+        .ok()
+        .flatten()
+        .map(|b| b as f64)
+        .unwrap_or(crate::engine::BASELINE_PRIOR as f64)
+        .max(q_base);
     let lift = cosine.map(|cs| cs - baseline).unwrap_or(0.0);
     let entity = c.entity_score > 0.0;
     let rerank = c.rerank_score.map(|r| 1.0 / (1.0 + (-(r as f64)).exp()));
@@ -322,9 +345,14 @@ fn score_one(ctx: &Context<'_>, c: &Candidate, q_stems: &[String], rare: &[Strin
     if let Some(r) = rerank {
         score += W_RERANK * r;
     }
+    if !ctx.q.time.refs.is_empty() {
+        score += W_TIME * c.channel_score(Channel::Temporal).unwrap_or(0.0);
+    }
     // The word-match test: a question with no question word is only answered by a memory
-    // carrying its words; any question needs its rare words carried.
-    let word_match = if strict { carried == q_stems.len() && !q_stems.is_empty() } else { rare_all };
+    // carrying its words; a question needs its rare words carried, or a memory that matches
+    // it by meaning at the evidence floor (a paraphrase shares no rare word).
+    let strong_meaning = cosine.is_some_and(|c| c >= ctx.cosine_floor as f64);
+    let word_match = if strict { carried == q_stems.len() && !q_stems.is_empty() } else { rare_all || strong_meaning };
     let supported = word_match && score >= SUPPORTED_AT;
     Ok(SupportSignals { id: c.id, cosine, baseline, lift, coverage, rare_all, entity, rerank, score, word_match, supported })
 }
