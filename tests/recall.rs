@@ -189,7 +189,7 @@ fn score_contract_and_explain_are_complete() {
 fn a_configured_but_missing_reranker_keeps_the_fused_order_and_says_so() {
     let env = Env::new().with("SLM_RERANKER_DIR", "/nonexistent/cross-encoder");
     env.remember("We chose Postgres for the analytics warehouse", &[]);
-    let v = env.recall("Did we pick Postgres for the analytics warehouse?", &[]);
+    let v = env.recall("Postgres for the analytics warehouse", &[]);
     let st = v["reranker_status"]["state"].as_str().unwrap();
     assert!(st == "unavailable" || st == "loading", "{v}");
     assert_eq!(v["warming_up"], true, "a recall without its reranker is labelled warming");
