@@ -1,8 +1,265 @@
-//! Benchmarks.
+//! `slm bench`: speed, printed as figures (never asserted).
+//!
+//! * `bench ingest` imports N memories built from LoCoMo turns into a fresh temporary store:
+//!   memories/s with embeddings, time until every memory is findable by meaning, the latency
+//!   from `remember` to keyword-findable, store size and peak RSS.
+//! * `bench recall` builds (or reuses, keyed by a hash of its inputs) a synthetic store of N
+//!   memories and runs Q questions through the warm in-process engine at each concurrency:
+//!   p50/p90/p99 end to end and per stage, RSS and store size.
+//!
+//! The synthetic store: LoCoMo dev turns repeated as often as needed. Repetition r renames the
+//! speakers (a fixed list of names), shifts dates by r × 97 days, gets its own session ids, and
+//! every fifth repetition goes to another profile, so names, dates, sessions and profiles vary
+//! the way a long-lived store's do.
 
-use crate::cli::args::{BenchCommand, GlobalArgs};
+use crate::cli::args::{BenchCommand, BenchIngestArgs, BenchRecallArgs, GlobalArgs};
+use crate::engine::{Engine, ModelMode, OpenOptions};
+use crate::eval::locomo;
+use crate::memory::NewMemory;
 use crate::output::Style;
+use crate::paths::Paths;
+use crate::{Error, Result};
+use serde_json::json;
+use std::path::Path;
+use std::time::Instant;
 
-pub fn run(_c: BenchCommand, _g: &GlobalArgs, _s: Style) -> crate::Result<i32> {
-    Err(crate::Error::Other("bench is being built".into()))
+const NAMES: &[&str] = &["Avery", "Blake", "Casey", "Devon", "Emery", "Finley", "Harper", "Jordan", "Kai", "Logan", "Morgan", "Quinn", "Riley", "Sage"];
+
+pub fn run(c: BenchCommand, g: &GlobalArgs, style: Style) -> Result<i32> {
+    match c {
+        BenchCommand::Ingest(a) => ingest(a, g, style),
+        BenchCommand::Recall(a) => recall(a, g, style),
+    }
+}
+
+/// N memories from the LoCoMo turns, varied per repetition (see module doc).
+pub fn synthetic(data: &Path, n: usize) -> Result<Vec<NewMemory>> {
+    let mut q = locomo::Quirks::default();
+    let convs = locomo::load(data, &[], &mut q)?;
+    let turns: Vec<(&str, &locomo::Turn)> = convs.iter().flat_map(|c| c.turns.iter().map(move |t| (c.sample_id.as_str(), t))).collect();
+    if turns.is_empty() {
+        return Err(Error::Input(format!("{}: no turns", data.display())));
+    }
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let r = i / turns.len();
+        let (conv, t) = turns[i % turns.len()];
+        let speaker = if r == 0 { t.speaker.clone() } else { NAMES[(r + t.speaker.len()) % NAMES.len()].to_string() };
+        out.push(NewMemory {
+            text: format!("{speaker}: {}", t.text),
+            kind: Some(crate::memory::Kind::Event),
+            source: Some(crate::memory::Source::Import),
+            profile: Some(if r % 5 == 4 { format!("bench-{r}") } else { crate::DEFAULT_PROFILE.into() }),
+            session_id: Some(format!("r{r}:{conv}:s{}", t.session)),
+            speaker: Some(speaker),
+            event_at: Some(t.at + r as i64 * 97 * 86_400_000),
+            idempotency_key: Some(format!("bench:{i}")),
+            ..Default::default()
+        });
+    }
+    Ok(out)
+}
+
+fn peak_rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l.split_whitespace().nth(1).unwrap_or("0").parse::<f64>().unwrap_or(0.0)))
+        .unwrap_or(0.0)
+        / 1024.0
+}
+
+fn rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:")).map(|l| l.split_whitespace().nth(1).unwrap_or("0").parse::<f64>().unwrap_or(0.0)))
+        .unwrap_or(0.0)
+        / 1024.0
+}
+
+fn dir_size_mb(p: &Path) -> f64 {
+    fn walk(p: &Path) -> u64 {
+        std::fs::read_dir(p)
+            .map(|rd| rd.flatten().map(|e| if e.path().is_dir() { walk(&e.path()) } else { e.metadata().map(|m| m.len()).unwrap_or(0) }).sum())
+            .unwrap_or(0)
+    }
+    walk(p) as f64 / 1_048_576.0
+}
+
+fn pct(v: &mut [f64], p: f64) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[(((v.len() - 1) as f64) * p).round() as usize]
+}
+
+fn ingest(a: BenchIngestArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
+    let items = synthetic(&a.data, a.memories)?;
+    let dir = crate::eval::tempdir::TempDir::new("slm-bench-ingest").map_err(|e| Error::io("temp dir", e))?;
+    let paths = Paths::at(dir.path(), &Paths::from_env().cache);
+    let engine = Engine::open(paths, OpenOptions { model: ModelMode::Load })?;
+    if engine.embedder().is_none() {
+        return Err(Error::Model("bench ingest measures embedding throughput and needs the model".into()));
+    }
+    let pb = crate::progress::bar(items.len() as u64, "ingesting");
+    let t = Instant::now();
+    let mut keyword_ready_s = 0.0;
+    for chunk in items.chunks(256) {
+        engine.remember_batch(chunk.to_vec(), &mut |_| {})?;
+        keyword_ready_s = t.elapsed().as_secs_f64();
+        pb.inc(chunk.len() as u64);
+    }
+    let embedded_s = t.elapsed().as_secs_f64();
+    pb.finish_and_clear();
+    let pending = engine.pending_embeddings()?;
+    // remember → keyword-findable, one memory at a time (the SQLite commit is the acknowledgement).
+    let vis = crate::index::bm25::Visibility { profile: crate::DEFAULT_PROFILE.into(), shared: false, global: false };
+    let mut ack_to_findable = Vec::new();
+    let mut remember_ms = Vec::new();
+    for i in 0..20 {
+        let code = format!("zqx{i}bench");
+        let t0 = Instant::now();
+        let r = engine.remember(NewMemory { text: format!("probe {code} for keyword latency"), ..Default::default() })?;
+        remember_ms.push(t0.elapsed().as_secs_f64() * 1000.0);
+        let t1 = Instant::now();
+        let hits = engine.bm25_search(&[code], &vis, 1)?;
+        ack_to_findable.push(t1.elapsed().as_secs_f64() * 1000.0);
+        if hits.first().map(|h| h.0) != Some(r.id) {
+            return Err(Error::Other(format!("memory {} was not keyword-findable after its acknowledgement", r.id)));
+        }
+    }
+    let body = json!({
+        "memories": items.len(),
+        "memories_per_s_with_embeddings": items.len() as f64 / embedded_s,
+        "seconds_until_all_findable_by_meaning": embedded_s,
+        "seconds_until_all_findable_by_keyword": keyword_ready_s,
+        "pending_embeddings_after": pending,
+        "remember_ms_p50": pct(&mut remember_ms.clone(), 0.5),
+        "ack_to_keyword_findable_ms_p50": pct(&mut ack_to_findable.clone(), 0.5),
+        "ack_to_keyword_findable_ms_max": ack_to_findable.iter().cloned().fold(0.0, f64::max),
+        "store_mb": dir_size_mb(dir.path()),
+        "peak_rss_mb": peak_rss_mb(),
+        "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+    });
+    crate::cli::emit_pub(style, "bench", body.clone(), || {
+        format!(
+            "ingest {} memories: {:.0} memories/s with embeddings; all findable by meaning after {:.1} s\n\
+             remember p50 {:.1} ms (inline embedding in this warm process); acknowledged → keyword-findable p50 {:.2} ms, max {:.2} ms\n\
+             store {:.1} MB, peak RSS {:.0} MB, {} cores",
+            items.len(),
+            body["memories_per_s_with_embeddings"].as_f64().unwrap_or(0.0),
+            embedded_s,
+            body["remember_ms_p50"].as_f64().unwrap_or(0.0),
+            body["ack_to_keyword_findable_ms_p50"].as_f64().unwrap_or(0.0),
+            body["ack_to_keyword_findable_ms_max"].as_f64().unwrap_or(0.0),
+            body["store_mb"].as_f64().unwrap_or(0.0),
+            body["peak_rss_mb"].as_f64().unwrap_or(0.0),
+            body["cores"]
+        )
+    })?;
+    Ok(0)
+}
+
+/// A reusable bench store, keyed by (data file size, N, format) under the cache dir.
+fn bench_store(data: &Path, n: usize) -> Result<(Engine, std::path::PathBuf)> {
+    let len = std::fs::metadata(data).map(|m| m.len()).unwrap_or(0);
+    let key = format!("n{n}-d{len}-v1");
+    let base = Paths::from_env();
+    let dir = base.cache.join("bench").join(key);
+    let done = dir.join("COMPLETE");
+    let paths = Paths::at(&dir, &base.cache);
+    if !done.exists() {
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io("creating the bench store", e))?;
+        let engine = Engine::open(paths.clone(), OpenOptions { model: ModelMode::Load })?;
+        let items = synthetic(data, n)?;
+        let pb = crate::progress::bar(items.len() as u64, "building");
+        for chunk in items.chunks(256) {
+            engine.remember_batch(chunk.to_vec(), &mut |_| {})?;
+            pb.inc(chunk.len() as u64);
+        }
+        engine.refresh_baselines(usize::MAX)?;
+        pb.finish_and_clear();
+        drop(engine);
+        std::fs::write(&done, b"ok").map_err(|e| Error::io("marking the bench store", e))?;
+    }
+    let engine = Engine::open(paths, OpenOptions { model: ModelMode::Load })?;
+    Ok((engine, dir))
+}
+
+fn recall(a: BenchRecallArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
+    let (engine, dir) = bench_store(&a.data, a.memories)?;
+    let mut q = locomo::Quirks::default();
+    let questions: Vec<String> = locomo::load(&a.data, &[], &mut q)?
+        .into_iter()
+        .flat_map(|c| c.questions.into_iter().map(|q| q.question))
+        .filter(|s| !s.trim().is_empty())
+        .take(a.questions)
+        .collect();
+    let now_ms = crate::Clock::from_env()?.now_ms();
+    // Warm-up: the first recall pays one-time costs (caches, pages), not measured.
+    for qs in questions.iter().take(5) {
+        crate::recall::run(&engine, &crate::eval::request(qs, now_ms, 10, false))?;
+    }
+    let mut rows = Vec::new();
+    let mut human = format!("recall bench: {} memories, {} questions, warm in-process engine\n", engine.count()?, questions.len());
+    for &c in &a.concurrency {
+        let c = c.max(1);
+        let timings = std::sync::Mutex::new(Vec::new());
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let wall = Instant::now();
+        std::thread::scope(|s| {
+            for _ in 0..c {
+                s.spawn(|| {
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        if i >= questions.len() {
+                            break;
+                        }
+                        let t = Instant::now();
+                        if let Ok(r) = crate::recall::run(&engine, &crate::eval::request(&questions[i], now_ms, 10, false)) {
+                            let mut tm = r.timing_ms.clone();
+                            tm.insert("end_to_end".into(), t.elapsed().as_secs_f64() * 1000.0);
+                            timings.lock().expect("lock").push(tm);
+                        }
+                    }
+                });
+            }
+        });
+        let wall_s = wall.elapsed().as_secs_f64();
+        let timings = timings.into_inner().expect("lock");
+        let keys: std::collections::BTreeSet<String> = timings.iter().flat_map(|t| t.keys().cloned()).collect();
+        let mut stages = serde_json::Map::new();
+        for k in &keys {
+            let mut v: Vec<f64> = timings.iter().filter_map(|t| t.get(k).copied()).collect();
+            stages.insert(k.clone(), json!({"p50": pct(&mut v, 0.5), "p90": pct(&mut v, 0.9), "p99": pct(&mut v, 0.99)}));
+        }
+        let e2e = stages.get("end_to_end").cloned().unwrap_or_default();
+        human.push_str(&format!(
+            "concurrency {c}: end to end p50 {:.1} ms, p90 {:.1} ms, p99 {:.1} ms; {:.1} recalls/s\n",
+            e2e["p50"].as_f64().unwrap_or(0.0),
+            e2e["p90"].as_f64().unwrap_or(0.0),
+            e2e["p99"].as_f64().unwrap_or(0.0),
+            timings.len() as f64 / wall_s
+        ));
+        for k in &keys {
+            if k != "end_to_end" {
+                let s = &stages[k];
+                human.push_str(&format!("    {k:<20} p50 {:>7.2}  p90 {:>7.2}  p99 {:>7.2}\n", s["p50"].as_f64().unwrap_or(0.0), s["p90"].as_f64().unwrap_or(0.0), s["p99"].as_f64().unwrap_or(0.0)));
+            }
+        }
+        rows.push(json!({"concurrency": c, "recalls": timings.len(), "recalls_per_s": timings.len() as f64 / wall_s, "stages_ms": stages}));
+    }
+    let body = json!({
+        "memories": engine.count()?,
+        "questions": questions.len(),
+        "runs": rows,
+        "rss_mb": rss_mb(),
+        "peak_rss_mb": peak_rss_mb(),
+        "store_mb": dir_size_mb(&dir),
+        "store_dir": dir.display().to_string(),
+    });
+    human.push_str(&format!("RSS {:.0} MB (peak {:.0} MB), store {:.1} MB", rss_mb(), peak_rss_mb(), dir_size_mb(&dir)));
+    crate::cli::emit_pub(style, "bench", body, || human)?;
+    Ok(0)
 }

@@ -42,7 +42,7 @@ pub struct Quirks {
     pub no_evidence: usize,
     /// Session dates that could not be read (turns dated by the previous session).
     pub bad_dates: usize,
-    /// Audit entries whose question did not match the file's.
+    /// Audit entries that match no loaded question (another conversation, or other text).
     pub audit_mismatch: usize,
 }
 
@@ -152,7 +152,11 @@ pub fn load_audit(path: &Path, convs: &[Conversation], quirks: &mut Quirks) -> c
         let Some((ci, qi)) = rest.split_once("_qa") else { quirks.audit_mismatch += 1; continue };
         let (Ok(ci), Ok(qi)) = (ci.parse::<usize>(), qi.parse::<usize>()) else { quirks.audit_mismatch += 1; continue };
         let Some(ev) = e.correct_evidence else { continue };
-        if let Some(conv) = convs.iter().find(|c| c.index == ci) {
+        let Some(conv) = convs.iter().find(|c| c.index == ci) else {
+            quirks.audit_mismatch += 1;
+            continue;
+        };
+        {
             match (conv.questions.get(qi), &e.question) {
                 (Some(q), Some(text)) if q.question.trim() != text.trim() => {
                     quirks.audit_mismatch += 1;

@@ -227,3 +227,53 @@ impl Report {
         s
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(category: u8, gold: Vec<i64>, ranked: Vec<i64>, tier: AnswerTier) -> QuestionOutcome {
+        QuestionOutcome {
+            conversation: "c".into(),
+            question: "q".into(),
+            category,
+            gold_audited: gold.clone(),
+            gold,
+            ranked,
+            tier,
+            support_max: 0.5,
+            timing: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn exact_recall_hit_and_mrr_for_a_known_ranking() {
+        let a = q(4, vec![1, 2], vec![3, 1, 4, 2], AnswerTier::Supported);
+        let b = q(2, vec![5], vec![5, 6], AnswerTier::Related);
+        let c = q(3, vec![], vec![7], AnswerTier::None); // no evidence: counted, not scored
+        let s = stats(&[1, 2, 4], &[&a, &b, &c], false);
+        assert_eq!(s.questions, 3);
+        assert_eq!(s.with_evidence, 2);
+        assert_eq!(s.recall_at[&1], 0.5); // (0 + 1) / 2
+        assert_eq!(s.recall_at[&2], 0.75); // (0.5 + 1) / 2
+        assert_eq!(s.recall_at[&4], 1.0);
+        assert_eq!(s.hit_at[&1], 0.5);
+        assert_eq!(s.hit_at[&2], 1.0);
+        assert_eq!(s.mrr, 0.75); // (1/2 + 1) / 2
+        assert!((s.supported - 1.0 / 3.0).abs() < 1e-12);
+        assert_eq!(s.supported_when_top3, Some(0.5));
+    }
+
+    #[test]
+    fn categories_are_split_and_adversarial_counts_not_supported() {
+        let outs = vec![
+            q(1, vec![1], vec![1], AnswerTier::Supported),
+            q(5, vec![2], vec![2], AnswerTier::Supported),
+            q(5, vec![3], vec![], AnswerTier::None),
+        ];
+        let r = Report::build(&[1], &outs, &HashMap::new(), Default::default(), 3, false);
+        assert_eq!(r.answerable.questions, 1);
+        assert_eq!(r.adversarial_not_supported, Some(0.5));
+        assert!(r.by_category.contains_key("5 adversarial"));
+    }
+}
