@@ -20,7 +20,9 @@ impl Clock {
         match std::env::var(NOW_ENV) {
             Ok(v) if !v.trim().is_empty() => DateTime::parse_from_rfc3339(v.trim())
                 .map(|t| Clock::Pinned(t.with_timezone(&Utc)))
-                .map_err(|e| crate::Error::Usage(format!("{NOW_ENV}={v:?} is not an RFC 3339 time: {e}"))),
+                .map_err(|e| {
+                    crate::Error::Usage(format!("{NOW_ENV}={v:?} is not an RFC 3339 time: {e}"))
+                }),
             _ => Ok(Clock::System),
         }
     }

@@ -154,7 +154,9 @@ impl Engine {
     }
 
     fn store(&self) -> Result<std::sync::MutexGuard<'_, Store>> {
-        self.store.lock().map_err(|_| Error::Other("the store lock was poisoned".into()))
+        self.store
+            .lock()
+            .map_err(|_| Error::Other("the store lock was poisoned".into()))
     }
 
     /// A separate read-only connection (for producers running in parallel).
@@ -178,7 +180,12 @@ impl Engine {
             }
         }
         let sample = match (&self.embedder, self.store()) {
-            (Some(e), Ok(st)) => st.sample_embeddings(e.id(), BASELINE_SAMPLE).unwrap_or_default().into_iter().map(|(_, v)| v).collect(),
+            (Some(e), Ok(st)) => st
+                .sample_embeddings(e.id(), BASELINE_SAMPLE)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(_, v)| v)
+                .collect(),
             _ => Vec::new(),
         };
         let arc = Arc::new(sample);
@@ -193,25 +200,40 @@ impl Engine {
     }
 
     pub fn bm25_health(&self) -> IndexHealth {
-        self.bm25_health.lock().map(|h| h.clone()).unwrap_or(IndexHealth::Unavailable("poisoned".into()))
+        self.bm25_health
+            .lock()
+            .map(|h| h.clone())
+            .unwrap_or(IndexHealth::Unavailable("poisoned".into()))
     }
 
     pub fn vector_health(&self) -> IndexHealth {
-        self.vector_health.lock().map(|h| h.clone()).unwrap_or(IndexHealth::Unavailable("poisoned".into()))
+        self.vector_health
+            .lock()
+            .map(|h| h.clone())
+            .unwrap_or(IndexHealth::Unavailable("poisoned".into()))
     }
 
     pub fn with_bm25<T>(&self, f: impl FnOnce(&Bm25) -> T) -> Result<T> {
-        let g = self.bm25.read().map_err(|_| Error::Bm25("lock poisoned".into()))?;
+        let g = self
+            .bm25
+            .read()
+            .map_err(|_| Error::Bm25("lock poisoned".into()))?;
         Ok(f(&g))
     }
 
     pub fn with_vectors<T>(&self, f: impl FnOnce(Option<&Vectors>) -> T) -> Result<T> {
-        let g = self.vectors.read().map_err(|_| Error::Vector("lock poisoned".into()))?;
+        let g = self
+            .vectors
+            .read()
+            .map_err(|_| Error::Vector("lock poisoned".into()))?;
         Ok(f(g.as_ref()))
     }
 
     pub fn with_meta<T>(&self, f: impl FnOnce(&HashMap<i64, MetaRow>) -> T) -> Result<T> {
-        let g = self.meta.read().map_err(|_| Error::Other("meta lock poisoned".into()))?;
+        let g = self
+            .meta
+            .read()
+            .map_err(|_| Error::Other("meta lock poisoned".into()))?;
         Ok(f(&g))
     }
 
@@ -251,7 +273,11 @@ impl Engine {
 
     /// Save many memories in one transaction (an import batch): all or none.
     /// `acked` is called with the ids once they are durable, before indexing finishes.
-    pub fn remember_batch(&self, items: Vec<NewMemory>, acked: &mut dyn FnMut(&[Remembered])) -> Result<Vec<Remembered>> {
+    pub fn remember_batch(
+        &self,
+        items: Vec<NewMemory>,
+        acked: &mut dyn FnMut(&[Remembered]),
+    ) -> Result<Vec<Remembered>> {
         for m in &items {
             memory::validate_text(&m.text)?;
         }
@@ -281,7 +307,11 @@ impl Engine {
                             id: ins.id,
                             existed: ins.existed,
                             embedded: false,
-                            bookkeeping: if ins.existed { None } else { bk.map(str::to_string) },
+                            bookkeeping: if ins.existed {
+                                None
+                            } else {
+                                bk.map(str::to_string)
+                            },
                         })
                     })
                     .collect::<Result<Vec<_>>>()
@@ -293,7 +323,11 @@ impl Engine {
         }
         self.apply_changes()?;
         if self.embedder.is_some() {
-            let fresh: Vec<i64> = results.iter().filter(|r| !r.existed).map(|r| r.id).collect();
+            let fresh: Vec<i64> = results
+                .iter()
+                .filter(|r| !r.existed)
+                .map(|r| r.id)
+                .collect();
             let done = self.embed_ids(&fresh)?;
             for r in &mut results {
                 r.embedded = r.existed || done.contains(&r.id);
@@ -379,7 +413,12 @@ impl Engine {
         }
     }
 
-    pub fn bm25_search(&self, words: &[String], vis: &Visibility, k: usize) -> Result<Vec<(i64, f32)>> {
+    pub fn bm25_search(
+        &self,
+        words: &[String],
+        vis: &Visibility,
+        k: usize,
+    ) -> Result<Vec<(i64, f32)>> {
         self.with_bm25(|b| b.search(words, vis, k))?
     }
 
@@ -397,12 +436,23 @@ impl Engine {
     /// Caller holds the writer lease.
     fn apply_changes(&self) -> Result<()> {
         let store = self.store()?;
-        let mut bm25 = self.bm25.write().map_err(|_| Error::Bm25("lock poisoned".into()))?;
+        let mut bm25 = self
+            .bm25
+            .write()
+            .map_err(|_| Error::Bm25("lock poisoned".into()))?;
         let from = bm25.applied_seq();
         let changes = store.changes_since(from)?;
-        let Some(last) = changes.last().map(|c| c.seq) else { return Ok(()) };
-        let mut vectors = self.vectors.write().map_err(|_| Error::Vector("lock poisoned".into()))?;
-        let mut meta = self.meta.write().map_err(|_| Error::Other("meta lock poisoned".into()))?;
+        let Some(last) = changes.last().map(|c| c.seq) else {
+            return Ok(());
+        };
+        let mut vectors = self
+            .vectors
+            .write()
+            .map_err(|_| Error::Vector("lock poisoned".into()))?;
+        let mut meta = self
+            .meta
+            .write()
+            .map_err(|_| Error::Other("meta lock poisoned".into()))?;
         let model = self.embedder.as_ref().map(|e| e.id().to_string());
         for c in &changes {
             match c.op {
@@ -414,7 +464,9 @@ impl Engine {
                     meta.remove(&c.memory_id);
                 }
                 ChangeOp::Upsert | ChangeOp::Embed => {
-                    let Some(m) = store.get(c.memory_id)? else { continue };
+                    let Some(m) = store.get(c.memory_id)? else {
+                        continue;
+                    };
                     if c.op == ChangeOp::Upsert {
                         bm25.upsert(m.id, &m.text, &m.profile, m.scope)?;
                     }
@@ -441,8 +493,15 @@ impl Engine {
     }
 
     fn open_vectors(&self, have_lease: bool) -> Result<()> {
-        let Some(e) = &self.embedder else { return Ok(()) };
-        let (mut v, rebuilt) = Vectors::open(&self.paths.vectors(), &self.paths.vectors_meta(), e.id(), e.dim())?;
+        let Some(e) = &self.embedder else {
+            return Ok(());
+        };
+        let (mut v, rebuilt) = Vectors::open(
+            &self.paths.vectors(),
+            &self.paths.vectors_meta(),
+            e.id(),
+            e.dim(),
+        )?;
         let store = self.store()?;
         let health = if let Some(why) = rebuilt {
             let n = store.count()? as u64;
@@ -469,19 +528,32 @@ impl Engine {
             if let Some(last) = changes.last() {
                 v.set_applied_seq(last.seq);
             }
-            if changes.is_empty() { IndexHealth::Ready } else { IndexHealth::CaughtUp(changes.len()) }
+            if changes.is_empty() {
+                IndexHealth::Ready
+            } else {
+                IndexHealth::CaughtUp(changes.len())
+            }
         };
         drop(store);
         if have_lease && v.has_unsaved() {
             v.save()?;
         }
-        *self.vectors.write().map_err(|_| Error::Vector("lock poisoned".into()))? = Some(v);
-        *self.vector_health.lock().map_err(|_| Error::Vector("lock poisoned".into()))? = health;
+        *self
+            .vectors
+            .write()
+            .map_err(|_| Error::Vector("lock poisoned".into()))? = Some(v);
+        *self
+            .vector_health
+            .lock()
+            .map_err(|_| Error::Vector("lock poisoned".into()))? = health;
         Ok(())
     }
 
     fn save_vectors_if_due(&self, force: bool) -> Result<()> {
-        let mut g = self.vectors.write().map_err(|_| Error::Vector("lock poisoned".into()))?;
+        let mut g = self
+            .vectors
+            .write()
+            .map_err(|_| Error::Vector("lock poisoned".into()))?;
         if let Some(v) = g.as_mut() {
             if v.needs_save() || (force && v.has_unsaved()) {
                 v.save()?;
@@ -492,13 +564,17 @@ impl Engine {
 
     /// Embed the given memories now (caller holds the lease). Returns the ids embedded.
     fn embed_ids(&self, ids: &[i64]) -> Result<Vec<i64>> {
-        let Some(e) = &self.embedder else { return Ok(Vec::new()) };
+        let Some(e) = &self.embedder else {
+            return Ok(Vec::new());
+        };
         if ids.is_empty() {
             return Ok(Vec::new());
         }
         let texts: Vec<(i64, String)> = {
             let store = self.store()?;
-            ids.iter().filter_map(|id| store.text(*id).ok().flatten().map(|t| (*id, t))).collect()
+            ids.iter()
+                .filter_map(|id| store.text(*id).ok().flatten().map(|t| (*id, t)))
+                .collect()
         };
         let refs: Vec<&str> = texts.iter().map(|(_, t)| t.as_str()).collect();
         let vecs = e.embed(&refs)?;
@@ -511,10 +587,14 @@ impl Engine {
 
     /// Embed memories still waiting for one, up to `limit`. Returns how many were done.
     pub fn embed_backlog(&self, limit: usize) -> Result<usize> {
-        let Some(e) = &self.embedder else { return Ok(0) };
+        let Some(e) = &self.embedder else {
+            return Ok(0);
+        };
         let mut done = 0;
         while done < limit {
-            let batch = self.store()?.pending_embeddings(e.id(), (limit - done).min(256))?;
+            let batch = self
+                .store()?
+                .pending_embeddings(e.id(), (limit - done).min(256))?;
             if batch.is_empty() {
                 break;
             }
@@ -528,16 +608,22 @@ impl Engine {
     /// made of ids and hashes sits near everything, so its baseline is high and the support
     /// check asks more of it.
     fn compute_baselines(&self, rows: &[(i64, Vec<f32>)]) -> Result<()> {
-        let Some(e) = &self.embedder else { return Ok(()) };
+        let Some(e) = &self.embedder else {
+            return Ok(());
+        };
         let mut store = self.store()?;
         let total = store.count()?;
         let sample = store.sample_embeddings(e.id(), BASELINE_SAMPLE)?;
         let out: Vec<(i64, f32, i64)> = rows
             .iter()
             .map(|(id, v)| {
-                let others: Vec<f32> =
-                    sample.iter().filter(|(sid, _)| sid != id).map(|(_, s)| embed::cosine(v, s)).collect();
-                let mean = shrink_baseline(others.iter().map(|x| *x as f64).sum(), others.len()) as f32;
+                let others: Vec<f32> = sample
+                    .iter()
+                    .filter(|(sid, _)| sid != id)
+                    .map(|(_, s)| embed::cosine(v, s))
+                    .collect();
+                let mean =
+                    shrink_baseline(others.iter().map(|x| *x as f64).sum(), others.len()) as f32;
                 (*id, mean, total)
             })
             .collect();
@@ -546,23 +632,33 @@ impl Engine {
 
     /// Recompute baselines measured when the store was much smaller.
     pub fn refresh_baselines(&self, limit: usize) -> Result<usize> {
-        let Some(e) = &self.embedder else { return Ok(0) };
+        let Some(e) = &self.embedder else {
+            return Ok(0);
+        };
         let (ids, total) = {
             let store = self.store()?;
             let total = store.count()?;
             let grown_from = (total as f64 / BASELINE_REFRESH_GROWTH).floor() as i64;
-            (store.stale_baselines(e.id(), grown_from.max(1), limit)?, total)
+            (
+                store.stale_baselines(e.id(), grown_from.max(1), limit)?,
+                total,
+            )
         };
         if ids.is_empty() || total < 2 {
             return Ok(0);
         }
         let rows: Vec<(i64, Vec<f32>)> = {
             let store = self.store()?;
-            ids.iter().filter_map(|id| store.embedding(*id).ok().flatten().map(|v| (*id, v))).collect()
+            ids.iter()
+                .filter_map(|id| store.embedding(*id).ok().flatten().map(|v| (*id, v)))
+                .collect()
         };
         self.compute_baselines(&rows)?;
         let n = rows.len();
-        let mut meta = self.meta.write().map_err(|_| Error::Other("meta lock poisoned".into()))?;
+        let mut meta = self
+            .meta
+            .write()
+            .map_err(|_| Error::Other("meta lock poisoned".into()))?;
         let store = self.store()?;
         for (id, _) in rows {
             if let Some(m) = store.meta(id)? {
@@ -580,10 +676,16 @@ impl Engine {
         let n = store.count()? as u64;
         let gen_ = store.generation()?;
         {
-            let mut bm25 = self.bm25.write().map_err(|_| Error::Bm25("lock poisoned".into()))?;
+            let mut bm25 = self
+                .bm25
+                .write()
+                .map_err(|_| Error::Bm25("lock poisoned".into()))?;
             bm25.delete_all()?;
             let pb = crate::progress::bar(n, "keywords");
-            for m in store.list(&ListFilter { include_bookkeeping: true, ..Default::default() })? {
+            for m in store.list(&ListFilter {
+                include_bookkeeping: true,
+                ..Default::default()
+            })? {
                 bm25.upsert(m.id, &m.text, &m.profile, m.scope)?;
                 pb.inc(1);
             }
@@ -591,7 +693,11 @@ impl Engine {
             bm25.close_writer();
             pb.finish_and_clear();
         }
-        *self.bm25_health.lock().map_err(|_| Error::Bm25("poisoned".into()))? = IndexHealth::Rebuilt("asked for".into());
+        *self
+            .bm25_health
+            .lock()
+            .map_err(|_| Error::Bm25("poisoned".into()))? =
+            IndexHealth::Rebuilt("asked for".into());
         drop(store);
         let mut embedded = 0;
         if self.embedder.is_some() {
@@ -611,17 +717,28 @@ fn open_bm25(paths: &Paths, store: &Store, have_lease: bool) -> Result<(Bm25, In
         // Someone else is writing: read what is committed, never touch the files.
         return match Bm25::open_reader(&paths.bm25_dir()) {
             Ok(b) => {
-                let behind = store.changes_since(b.applied_seq())?.iter().filter(|c| c.op != ChangeOp::Embed).count();
+                let behind = store
+                    .changes_since(b.applied_seq())?
+                    .iter()
+                    .filter(|c| c.op != ChangeOp::Embed)
+                    .count();
                 let h = if behind == 0 {
                     IndexHealth::Ready
                 } else {
-                    IndexHealth::Stale(format!("{behind} changes behind while another process writes"))
+                    IndexHealth::Stale(format!(
+                        "{behind} changes behind while another process writes"
+                    ))
                 };
                 Ok((b, h))
             }
             Err(e) => {
-                let (b, _) = Bm25::open(&std::env::temp_dir().join(format!("slm-empty-bm25-{}", std::process::id())))?;
-                Ok((b, IndexHealth::Unavailable(format!("being rebuilt by another process ({e})"))))
+                let (b, _) = Bm25::open(
+                    &std::env::temp_dir().join(format!("slm-empty-bm25-{}", std::process::id())),
+                )?;
+                Ok((
+                    b,
+                    IndexHealth::Unavailable(format!("being rebuilt by another process ({e})")),
+                ))
             }
         };
     }
@@ -630,7 +747,10 @@ fn open_bm25(paths: &Paths, store: &Store, have_lease: bool) -> Result<(Bm25, In
         let n = store.count()? as u64;
         let gen_ = store.generation()?;
         let pb = crate::progress::bar(n, "keywords");
-        for m in store.list(&ListFilter { include_bookkeeping: true, ..Default::default() })? {
+        for m in store.list(&ListFilter {
+            include_bookkeeping: true,
+            ..Default::default()
+        })? {
             b.upsert(m.id, &m.text, &m.profile, m.scope)?;
             pb.inc(1);
         }
@@ -654,7 +774,11 @@ fn open_bm25(paths: &Paths, store: &Store, have_lease: bool) -> Result<(Bm25, In
         if let Some(last) = changes.last() {
             b.commit(last.seq)?;
         }
-        if n == 0 { IndexHealth::Ready } else { IndexHealth::CaughtUp(n) }
+        if n == 0 {
+            IndexHealth::Ready
+        } else {
+            IndexHealth::CaughtUp(n)
+        }
     };
     b.close_writer();
     Ok((b, health))

@@ -23,8 +23,14 @@ pub enum Error {
     Input(String),
     #[error("no memory with id {0}")]
     NotFound(i64),
-    #[error("the store at {path} was written by a newer slm (schema {found}, this slm knows up to {supported})")]
-    NewerSchema { path: PathBuf, found: i64, supported: i64 },
+    #[error(
+        "the store at {path} was written by a newer slm (schema {found}, this slm knows up to {supported})"
+    )]
+    NewerSchema {
+        path: PathBuf,
+        found: i64,
+        supported: i64,
+    },
     #[error("the data directory {0} is read-only, so nothing can be written")]
     ReadOnly(PathBuf),
     #[error("{message}")]
@@ -38,7 +44,10 @@ pub enum Error {
     #[error("model: {0}")]
     Model(String),
     #[error("{context}: {source}")]
-    Io { context: String, source: std::io::Error },
+    Io {
+        context: String,
+        source: std::io::Error,
+    },
     #[error("{0}")]
     Other(String),
 }
@@ -47,7 +56,10 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     pub fn io(context: impl Into<String>, source: std::io::Error) -> Self {
-        Error::Io { context: context.into(), source }
+        Error::Io {
+            context: context.into(),
+            source,
+        }
     }
 
     pub fn exit_code(&self) -> i32 {
@@ -81,10 +93,19 @@ impl Error {
         match self {
             Error::NotFound(_) => Some("`slm list` shows the ids in this profile".into()),
             Error::NewerSchema { .. } => Some("upgrade slm; this store was not changed".into()),
-            Error::ReadOnly(_) => Some("make the directory writable or point SLM_HOME elsewhere".into()),
-            Error::Bm25(_) | Error::Vector(_) => Some("`slm reindex` rebuilds the indexes from the store".into()),
-            Error::Model(_) => Some("`slm doctor` names what is missing; `scripts/setup.sh --models-only` fetches it".into()),
-            Error::Store(e) if e.to_string().contains("locked") || e.to_string().contains("busy") => {
+            Error::ReadOnly(_) => {
+                Some("make the directory writable or point SLM_HOME elsewhere".into())
+            }
+            Error::Bm25(_) | Error::Vector(_) => {
+                Some("`slm reindex` rebuilds the indexes from the store".into())
+            }
+            Error::Model(_) => Some(
+                "`slm doctor` names what is missing; `scripts/setup.sh --models-only` fetches it"
+                    .into(),
+            ),
+            Error::Store(e)
+                if e.to_string().contains("locked") || e.to_string().contains("busy") =>
+            {
                 Some("another slm is writing; try again".into())
             }
             _ => None,

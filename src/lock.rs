@@ -40,14 +40,18 @@ impl WriteLock {
         loop {
             match file.try_lock() {
                 Ok(()) => return Ok(WriteLock { _file: file }),
-                Err(TryLockError::WouldBlock) if start.elapsed() < wait => std::thread::sleep(Duration::from_millis(5)),
+                Err(TryLockError::WouldBlock) if start.elapsed() < wait => {
+                    std::thread::sleep(Duration::from_millis(5))
+                }
                 Err(TryLockError::WouldBlock) => {
                     return Err(Error::Busy {
                         message: "another slm is writing (an import?); nothing was written. Try again shortly.".into(),
                         retry_after_s: 5,
                     });
                 }
-                Err(TryLockError::Error(e)) => return Err(Error::io("locking the store for writing", e)),
+                Err(TryLockError::Error(e)) => {
+                    return Err(Error::io("locking the store for writing", e));
+                }
             }
         }
     }

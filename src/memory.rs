@@ -117,7 +117,9 @@ pub struct MemoryPatch {
 /// Check a memory text before anything is written.
 pub fn validate_text(text: &str) -> crate::Result<()> {
     if text.trim().is_empty() {
-        return Err(crate::Error::Input("the memory text is empty; nothing was stored".into()));
+        return Err(crate::Error::Input(
+            "the memory text is empty; nothing was stored".into(),
+        ));
     }
     if text.len() > MAX_TEXT_BYTES {
         return Err(crate::Error::Input(format!(

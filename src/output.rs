@@ -26,9 +26,15 @@ impl Style {
         let color = match choice {
             ColorChoice::Always => !json,
             ColorChoice::Never => false,
-            ColorChoice::Auto => !json && terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+            ColorChoice::Auto => {
+                !json && terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
         };
-        Style { color, json, terminal }
+        Style {
+            color,
+            json,
+            terminal,
+        }
     }
 
     /// Untrusted memory text as it may be printed here.
@@ -39,19 +45,39 @@ impl Style {
     }
 
     pub fn dim(&self, s: &str) -> String {
-        if self.color { format!("\x1b[2m{s}\x1b[0m") } else { s.to_string() }
+        if self.color {
+            format!("\x1b[2m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
     }
     pub fn bold(&self, s: &str) -> String {
-        if self.color { format!("\x1b[1m{s}\x1b[0m") } else { s.to_string() }
+        if self.color {
+            format!("\x1b[1m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
     }
     pub fn green(&self, s: &str) -> String {
-        if self.color { format!("\x1b[32m{s}\x1b[0m") } else { s.to_string() }
+        if self.color {
+            format!("\x1b[32m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
     }
     pub fn yellow(&self, s: &str) -> String {
-        if self.color { format!("\x1b[33m{s}\x1b[0m") } else { s.to_string() }
+        if self.color {
+            format!("\x1b[33m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
     }
     pub fn red(&self, s: &str) -> String {
-        if self.color { format!("\x1b[31m{s}\x1b[0m") } else { s.to_string() }
+        if self.color {
+            format!("\x1b[31m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
     }
 }
 

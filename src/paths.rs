@@ -38,7 +38,10 @@ impl Paths {
     }
 
     pub fn at(data: &Path, cache: &Path) -> Self {
-        Paths { data: data.to_path_buf(), cache: cache.to_path_buf() }
+        Paths {
+            data: data.to_path_buf(),
+            cache: cache.to_path_buf(),
+        }
     }
 
     pub fn store(&self) -> PathBuf {

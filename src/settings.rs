@@ -29,7 +29,11 @@ pub struct RetrievalSettings {
 
 impl Default for RetrievalSettings {
     fn default() -> Self {
-        RetrievalSettings { answer_support_gate: true, include_shared: false, include_global: false }
+        RetrievalSettings {
+            answer_support_gate: true,
+            include_shared: false,
+            include_global: false,
+        }
     }
 }
 

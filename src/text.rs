@@ -42,13 +42,21 @@ pub fn word_spans(text: &str) -> Vec<(usize, usize, String)> {
             }
             if is_word_char(cj) || matches!(cj, '\u{0300}'..='\u{036F}') {
                 j += 1;
-            } else if (JOINERS.contains(&cj) || cj == '\'' || cj == '’') && j + 1 < chars.len() && is_word_char(chars[j + 1].1) && !is_cjk(chars[j + 1].1) {
+            } else if (JOINERS.contains(&cj) || cj == '\'' || cj == '’')
+                && j + 1 < chars.len()
+                && is_word_char(chars[j + 1].1)
+                && !is_cjk(chars[j + 1].1)
+            {
                 j += 1;
             } else {
                 break;
             }
         }
-        let end = if j < chars.len() { chars[j].0 } else { text.len() };
+        let end = if j < chars.len() {
+            chars[j].0
+        } else {
+            text.len()
+        };
         let raw = &text[start..end];
         let mut w = raw.to_lowercase();
         // Possessive 's goes; other apostrophes are removed ("don't" → "dont").
@@ -93,36 +101,221 @@ pub fn index_words(text: &str) -> Vec<String> {
 
 /// English function words (and question words, which carry no topic either).
 const STOP_WORDS: &[&str] = &[
-    "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are", "as", "at",
-    "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do",
-    "does", "doing", "down", "during", "each", "else", "ever", "every", "few", "for", "from", "further", "get",
-    "gets", "got", "had", "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his",
-    "how", "i", "if", "im", "in", "into", "is", "it", "its", "itself", "ive", "just", "let", "lets", "like", "may",
-    "me", "might", "more", "most", "much", "must", "my", "myself", "no", "nor", "not", "now", "of", "off", "on",
-    "once", "one", "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own", "really", "same", "shall",
-    "she", "should", "so", "some", "such", "than", "that", "thats", "the", "their", "theirs", "them", "themselves",
-    "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "upon", "us",
-    "very", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom", "whose", "why",
-    "will", "with", "would", "yes", "yet", "you", "your", "yours", "yourself", "yourselves", "youre", "dont",
-    "didnt", "doesnt", "isnt", "wasnt", "arent", "werent", "cant", "couldnt", "wont", "wouldnt", "shouldnt", "hasnt",
-    "havent", "hadnt", "kind", "sort", "thing", "things", "something", "anything", "everything", "nothing", "way",
-    "ok", "okay", "oh", "yeah", "hey", "hi", "wow", "well", "gonna", "wanna", "tell", "know", "say", "said",
+    "a",
+    "about",
+    "above",
+    "after",
+    "again",
+    "against",
+    "all",
+    "also",
+    "am",
+    "an",
+    "and",
+    "any",
+    "are",
+    "as",
+    "at",
+    "be",
+    "because",
+    "been",
+    "before",
+    "being",
+    "below",
+    "between",
+    "both",
+    "but",
+    "by",
+    "can",
+    "could",
+    "did",
+    "do",
+    "does",
+    "doing",
+    "down",
+    "during",
+    "each",
+    "else",
+    "ever",
+    "every",
+    "few",
+    "for",
+    "from",
+    "further",
+    "get",
+    "gets",
+    "got",
+    "had",
+    "has",
+    "have",
+    "having",
+    "he",
+    "her",
+    "here",
+    "hers",
+    "herself",
+    "him",
+    "himself",
+    "his",
+    "how",
+    "i",
+    "if",
+    "im",
+    "in",
+    "into",
+    "is",
+    "it",
+    "its",
+    "itself",
+    "ive",
+    "just",
+    "let",
+    "lets",
+    "like",
+    "may",
+    "me",
+    "might",
+    "more",
+    "most",
+    "much",
+    "must",
+    "my",
+    "myself",
+    "no",
+    "nor",
+    "not",
+    "now",
+    "of",
+    "off",
+    "on",
+    "once",
+    "one",
+    "only",
+    "or",
+    "other",
+    "our",
+    "ours",
+    "ourselves",
+    "out",
+    "over",
+    "own",
+    "really",
+    "same",
+    "shall",
+    "she",
+    "should",
+    "so",
+    "some",
+    "such",
+    "than",
+    "that",
+    "thats",
+    "the",
+    "their",
+    "theirs",
+    "them",
+    "themselves",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "through",
+    "to",
+    "too",
+    "under",
+    "until",
+    "up",
+    "upon",
+    "us",
+    "very",
+    "was",
+    "we",
+    "were",
+    "what",
+    "whats",
+    "when",
+    "where",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "whose",
+    "why",
+    "will",
+    "with",
+    "would",
+    "yes",
+    "yet",
+    "you",
+    "your",
+    "yours",
+    "yourself",
+    "yourselves",
+    "youre",
+    "dont",
+    "didnt",
+    "doesnt",
+    "isnt",
+    "wasnt",
+    "arent",
+    "werent",
+    "cant",
+    "couldnt",
+    "wont",
+    "wouldnt",
+    "shouldnt",
+    "hasnt",
+    "havent",
+    "hadnt",
+    "kind",
+    "sort",
+    "thing",
+    "things",
+    "something",
+    "anything",
+    "everything",
+    "nothing",
+    "way",
+    "ok",
+    "okay",
+    "oh",
+    "yeah",
+    "hey",
+    "hi",
+    "wow",
+    "well",
+    "gonna",
+    "wanna",
+    "tell",
+    "know",
+    "say",
+    "said",
 ];
 
-static STOP: LazyLock<HashSet<&'static str>> = LazyLock::new(|| STOP_WORDS.iter().copied().collect());
+static STOP: LazyLock<HashSet<&'static str>> =
+    LazyLock::new(|| STOP_WORDS.iter().copied().collect());
 
 pub fn is_stop_word(w: &str) -> bool {
     STOP.contains(w)
 }
 
-const QUESTION_WORDS: &[&str] = &["what", "when", "where", "who", "whom", "whose", "which", "why", "how"];
-const LEADING_AUX: &[&str] =
-    &["did", "do", "does", "is", "are", "was", "were", "can", "could", "should", "would", "will", "has", "have", "had", "am"];
+const QUESTION_WORDS: &[&str] = &[
+    "what", "when", "where", "who", "whom", "whose", "which", "why", "how",
+];
+const LEADING_AUX: &[&str] = &[
+    "did", "do", "does", "is", "are", "was", "were", "can", "could", "should", "would", "will",
+    "has", "have", "had", "am",
+];
 
 /// Does the query read as a question (a question word anywhere, or a leading auxiliary)?
 pub fn has_question_word(query: &str) -> bool {
     let ws = words(query);
-    ws.iter().any(|w| QUESTION_WORDS.contains(&w.as_str())) || ws.first().is_some_and(|w| LEADING_AUX.contains(&w.as_str()))
+    ws.iter().any(|w| QUESTION_WORDS.contains(&w.as_str()))
+        || ws
+            .first()
+            .is_some_and(|w| LEADING_AUX.contains(&w.as_str()))
 }
 
 /// Content words: not stop words, not single letters; deduplicated, in order.
@@ -241,15 +434,119 @@ pub struct Entity {
 
 /// Capitalised words that open sentences in chat and name nothing.
 const SENTENCE_OPENERS: &[&str] = &[
-    "yeah", "hey", "wow", "thanks", "thank", "oh", "so", "well", "sure", "yes", "no", "hi", "hello", "ok", "okay",
-    "great", "awesome", "cool", "nice", "good", "glad", "sounds", "that", "this", "it", "i", "we", "you", "they",
-    "haha", "lol", "omg", "absolutely", "definitely", "totally", "really", "sorry", "congrats", "congratulations",
-    "aw", "aww", "ah", "hmm", "right", "love", "just", "also", "but", "and", "maybe", "exactly", "agreed", "true",
-    "what", "when", "where", "who", "why", "how", "which", "did", "do", "does", "is", "are", "was", "were", "can",
-    "could", "would", "will", "have", "has", "had", "let", "lets", "here", "there", "my", "your", "our", "their",
-    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february", "march",
-    "april", "may", "june", "july", "august", "september", "october", "november", "december", "today", "yesterday",
-    "version", "correction", "please", "note", "ticket", "lunch", "our", "update", "fixed", "started",
+    "yeah",
+    "hey",
+    "wow",
+    "thanks",
+    "thank",
+    "oh",
+    "so",
+    "well",
+    "sure",
+    "yes",
+    "no",
+    "hi",
+    "hello",
+    "ok",
+    "okay",
+    "great",
+    "awesome",
+    "cool",
+    "nice",
+    "good",
+    "glad",
+    "sounds",
+    "that",
+    "this",
+    "it",
+    "i",
+    "we",
+    "you",
+    "they",
+    "haha",
+    "lol",
+    "omg",
+    "absolutely",
+    "definitely",
+    "totally",
+    "really",
+    "sorry",
+    "congrats",
+    "congratulations",
+    "aw",
+    "aww",
+    "ah",
+    "hmm",
+    "right",
+    "love",
+    "just",
+    "also",
+    "but",
+    "and",
+    "maybe",
+    "exactly",
+    "agreed",
+    "true",
+    "what",
+    "when",
+    "where",
+    "who",
+    "why",
+    "how",
+    "which",
+    "did",
+    "do",
+    "does",
+    "is",
+    "are",
+    "was",
+    "were",
+    "can",
+    "could",
+    "would",
+    "will",
+    "have",
+    "has",
+    "had",
+    "let",
+    "lets",
+    "here",
+    "there",
+    "my",
+    "your",
+    "our",
+    "their",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "today",
+    "yesterday",
+    "version",
+    "correction",
+    "please",
+    "note",
+    "ticket",
+    "lunch",
+    "our",
+    "update",
+    "fixed",
+    "started",
 ];
 
 /// A version: v?DIGITS(.DIGITS)+ with an optional -suffix. Decimals inside prose ("3.5
@@ -259,7 +556,10 @@ fn is_version(w: &str) -> bool {
     let core = w.strip_prefix('v').unwrap_or(w);
     let core = core.split('-').next().unwrap_or("");
     let parts: Vec<&str> = core.split('.').collect();
-    parts.len() >= 2 && parts.iter().all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+    parts.len() >= 2
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
 }
 
 /// Entities mentioned in a text: names, quoted phrases, versions, codes.
@@ -272,7 +572,11 @@ pub fn entities(text: &str) -> Vec<Entity> {
         }
         let norm = surface.to_lowercase();
         if !out.iter().any(|e| e.kind == kind && e.norm == norm) {
-            out.push(Entity { kind, norm, surface: surface.to_string() });
+            out.push(Entity {
+                kind,
+                norm,
+                surface: surface.to_string(),
+            });
         }
     };
     // Quoted phrases.
@@ -291,7 +595,9 @@ pub fn entities(text: &str) -> Vec<Entity> {
     // Versions and codes from the word stream; names from capitalised runs.
     let spans = word_spans(text);
     let mut run: Vec<&str> = Vec::new();
-    let flush = |run: &mut Vec<&str>, out: &mut Vec<Entity>, push: &mut dyn FnMut(EntityKind, &str, &mut Vec<Entity>)| {
+    let flush = |run: &mut Vec<&str>,
+                 out: &mut Vec<Entity>,
+                 push: &mut dyn FnMut(EntityKind, &str, &mut Vec<Entity>)| {
         if !run.is_empty() {
             let s = run.join(" ");
             push(EntityKind::Name, &s, out);
@@ -444,12 +750,49 @@ pub fn preview(text: &str, max_chars: usize) -> String {
 
 /// Common English words that do not follow the usual letter patterns closely enough.
 const COMMON: &[&str] = &[
-    "speed", "light", "vacuum", "database", "billing", "service", "key", "build", "server", "rust", "python",
-    "version", "image", "review", "page", "login", "security", "certificates", "balancer", "rotate", "gdp",
-    "norway", "wrote", "borrow", "checker", "rfc", "ssh", "tls", "ci", "fingerprint", "choose", "chose",
+    "speed",
+    "light",
+    "vacuum",
+    "database",
+    "billing",
+    "service",
+    "key",
+    "build",
+    "server",
+    "rust",
+    "python",
+    "version",
+    "image",
+    "review",
+    "page",
+    "login",
+    "security",
+    "certificates",
+    "balancer",
+    "rotate",
+    "gdp",
+    "norway",
+    "wrote",
+    "borrow",
+    "checker",
+    "rfc",
+    "ssh",
+    "tls",
+    "ci",
+    "fingerprint",
+    "choose",
+    "chose",
 ];
 
-const KEYBOARD_ROWS: &[&str] = &["qwertyuiop", "asdfghjkl", "zxcvbnm", "poiuytrewq", "lkjhgfdsa", "mnbvcxz", "1234567890"];
+const KEYBOARD_ROWS: &[&str] = &[
+    "qwertyuiop",
+    "asdfghjkl",
+    "zxcvbnm",
+    "poiuytrewq",
+    "lkjhgfdsa",
+    "mnbvcxz",
+    "1234567890",
+];
 
 /// Gibberish signs of a query, deterministic.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -515,7 +858,10 @@ fn wordlike(w: &str) -> bool {
 pub fn gibberish_signs(query: &str) -> Gibberish {
     let all = words(query);
     let content: Vec<String> = all.iter().filter(|w| !is_stop_word(w)).cloned().collect();
-    let mut g = Gibberish { content_words: content.len(), ..Default::default() };
+    let mut g = Gibberish {
+        content_words: content.len(),
+        ..Default::default()
+    };
     let mut seen = HashSet::new();
     for w in &content {
         if !seen.insert(w.clone()) {
@@ -524,10 +870,15 @@ pub fn gibberish_signs(query: &str) -> Gibberish {
         if keyboard_run(w) {
             g.keyboard_runs += 1;
         }
-        if w.len() >= 8 && w.chars().all(|c| c.is_ascii_hexdigit()) && w.chars().any(|c| c.is_ascii_digit()) {
+        if w.len() >= 8
+            && w.chars().all(|c| c.is_ascii_hexdigit())
+            && w.chars().any(|c| c.is_ascii_digit())
+        {
             g.hex_like += 1;
         }
-        if wordlike(w) || is_code_like(w) && !(w.len() >= 8 && w.chars().all(|c| c.is_ascii_hexdigit())) {
+        if wordlike(w)
+            || is_code_like(w) && !(w.len() >= 8 && w.chars().all(|c| c.is_ascii_hexdigit()))
+        {
             g.wordlike += 1;
         }
     }
@@ -544,19 +895,41 @@ mod tests {
             words("Did Caroline's v0.3.4 build (conv-26) pass?"),
             vec!["did", "caroline", "v0.3.4", "build", "conv-26", "pass"]
         );
-        assert_eq!(words("snake_case foo.rs user@host 10:30 don't"), vec!["snake_case", "foo.rs", "user@host", "10:30", "dont"]);
+        assert_eq!(
+            words("snake_case foo.rs user@host 10:30 don't"),
+            vec!["snake_case", "foo.rs", "user@host", "10:30", "dont"]
+        );
         assert!(words("🐙🐙 ¯\\_(ツ)_/¯ ??!!").iter().all(|w| w == "ツ"));
     }
 
     #[test]
     fn entities_find_names_versions_codes_quotes() {
-        let e = entities("Caroline went to the LGBTQ support group in New York with Melanie. Version 12.4.9 of `slm` uses d41d8cd98f00b204e9800998ecf8427e.");
-        let names: Vec<&str> = e.iter().filter(|e| e.kind == EntityKind::Name).map(|e| e.surface.as_str()).collect();
+        let e = entities(
+            "Caroline went to the LGBTQ support group in New York with Melanie. Version 12.4.9 of `slm` uses d41d8cd98f00b204e9800998ecf8427e.",
+        );
+        let names: Vec<&str> = e
+            .iter()
+            .filter(|e| e.kind == EntityKind::Name)
+            .map(|e| e.surface.as_str())
+            .collect();
         assert_eq!(names, vec!["Caroline", "LGBTQ", "New York", "Melanie"]);
-        assert!(e.iter().any(|e| e.kind == EntityKind::Version && e.norm == "12.4.9"));
-        assert!(e.iter().any(|e| e.kind == EntityKind::Quoted && e.norm == "slm"));
-        assert!(e.iter().any(|e| e.kind == EntityKind::Code && e.norm.starts_with("d41d8")));
-        assert!(entities("Yeah, I painted that lake sunrise last year!").iter().all(|e| e.kind != EntityKind::Name));
+        assert!(
+            e.iter()
+                .any(|e| e.kind == EntityKind::Version && e.norm == "12.4.9")
+        );
+        assert!(
+            e.iter()
+                .any(|e| e.kind == EntityKind::Quoted && e.norm == "slm")
+        );
+        assert!(
+            e.iter()
+                .any(|e| e.kind == EntityKind::Code && e.norm.starts_with("d41d8"))
+        );
+        assert!(
+            entities("Yeah, I painted that lake sunrise last year!")
+                .iter()
+                .all(|e| e.kind != EntityKind::Name)
+        );
     }
 
     #[test]
@@ -574,10 +947,22 @@ mod tests {
     #[test]
     fn bookkeeping_is_short_and_leading() {
         assert_eq!(bookkeeping_reason("session ended"), Some("session_event"));
-        assert_eq!(bookkeeping_reason("File changed: src/main.rs"), Some("file_event"));
-        assert_eq!(bookkeeping_reason("[hook] PostToolUse Read"), Some("hook_noise"));
-        assert_eq!(bookkeeping_reason("I ended the session with my therapist early"), None);
-        assert_eq!(bookkeeping_reason("We decided the session ended too late for the demo"), None);
+        assert_eq!(
+            bookkeeping_reason("File changed: src/main.rs"),
+            Some("file_event")
+        );
+        assert_eq!(
+            bookkeeping_reason("[hook] PostToolUse Read"),
+            Some("hook_noise")
+        );
+        assert_eq!(
+            bookkeeping_reason("I ended the session with my therapist early"),
+            None
+        );
+        assert_eq!(
+            bookkeeping_reason("We decided the session ended too late for the demo"),
+            None
+        );
     }
 
     #[test]
@@ -609,7 +994,18 @@ mod tests {
 
     #[test]
     fn no_panics_on_odd_input() {
-        for s in ["", "   ", "\u{301}\u{301}", "'''", "a'", "'s", "x.", ".x", "🐙 ago", &"é".repeat(50_000)] {
+        for s in [
+            "",
+            "   ",
+            "\u{301}\u{301}",
+            "'''",
+            "a'",
+            "'s",
+            "x.",
+            ".x",
+            "🐙 ago",
+            &"é".repeat(50_000),
+        ] {
             let _ = words(s);
             let _ = entities(s);
             let _ = content_words(s);

@@ -4,7 +4,9 @@
 //!
 //! All arithmetic is in UTC; weeks start on Monday; "05/08/2023" is read month/day/year.
 
-use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveDateTime, NaiveTime, TimeZone, Utc, Weekday};
+use chrono::{
+    DateTime, Datelike, Duration, NaiveDate, NaiveDateTime, NaiveTime, TimeZone, Utc, Weekday,
+};
 use serde::Serialize;
 
 /// "recently" means the last this many days.
@@ -44,8 +46,20 @@ pub struct QueryTime {
     pub order: Option<EventOrder>,
 }
 
-const MONTHS: [&str; 12] =
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+const MONTHS: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
 const WEEKDAYS: [(&str, Weekday); 7] = [
     ("monday", Weekday::Mon),
     ("tuesday", Weekday::Tue),
@@ -58,11 +72,20 @@ const WEEKDAYS: [(&str, Weekday); 7] = [
 
 fn month_of(w: &str) -> Option<u32> {
     let w = w.trim_end_matches('.');
-    MONTHS.iter().position(|m| *m == w || (w.len() >= 3 && m.starts_with(w) && w != "mar" || w == "mar" && *m == "march")).map(|i| i as u32 + 1)
+    MONTHS
+        .iter()
+        .position(|m| {
+            *m == w
+                || (w.len() >= 3 && m.starts_with(w) && w != "mar" || w == "mar" && *m == "march")
+        })
+        .map(|i| i as u32 + 1)
 }
 
 fn number(w: &str) -> Option<i64> {
-    let words = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"];
+    let words = [
+        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+        "eleven", "twelve",
+    ];
     if let Some(i) = words.iter().position(|x| *x == w) {
         return Some(i as i64);
     }
@@ -79,27 +102,46 @@ fn day_start(d: NaiveDate) -> DateTime<Utc> {
 }
 
 fn day(d: NaiveDate) -> Interval {
-    Interval { start: day_start(d), end: day_start(d + Duration::days(1)) }
+    Interval {
+        start: day_start(d),
+        end: day_start(d + Duration::days(1)),
+    }
 }
 
 fn month(y: i32, m: u32) -> Option<Interval> {
     let s = NaiveDate::from_ymd_opt(y, m, 1)?;
-    let e = if m == 12 { NaiveDate::from_ymd_opt(y + 1, 1, 1)? } else { NaiveDate::from_ymd_opt(y, m + 1, 1)? };
-    Some(Interval { start: day_start(s), end: day_start(e) })
+    let e = if m == 12 {
+        NaiveDate::from_ymd_opt(y + 1, 1, 1)?
+    } else {
+        NaiveDate::from_ymd_opt(y, m + 1, 1)?
+    };
+    Some(Interval {
+        start: day_start(s),
+        end: day_start(e),
+    })
 }
 
 fn year(y: i32) -> Option<Interval> {
-    Some(Interval { start: day_start(NaiveDate::from_ymd_opt(y, 1, 1)?), end: day_start(NaiveDate::from_ymd_opt(y + 1, 1, 1)?) })
+    Some(Interval {
+        start: day_start(NaiveDate::from_ymd_opt(y, 1, 1)?),
+        end: day_start(NaiveDate::from_ymd_opt(y + 1, 1, 1)?),
+    })
 }
 
 fn week_of(d: NaiveDate) -> Interval {
     let monday = d - Duration::days(d.weekday().num_days_from_monday() as i64);
-    Interval { start: day_start(monday), end: day_start(monday + Duration::days(7)) }
+    Interval {
+        start: day_start(monday),
+        end: day_start(monday + Duration::days(7)),
+    }
 }
 
 fn shift_months(d: NaiveDate, n: i64) -> NaiveDate {
     let total = d.year() as i64 * 12 + d.month0() as i64 + n;
-    let (y, m) = ((total.div_euclid(12)) as i32, (total.rem_euclid(12)) as u32 + 1);
+    let (y, m) = (
+        (total.div_euclid(12)) as i32,
+        (total.rem_euclid(12)) as u32 + 1,
+    );
     NaiveDate::from_ymd_opt(y, m, d.day().min(28)).unwrap_or(d)
 }
 
@@ -124,7 +166,10 @@ fn strip_ordinal(w: &str) -> &str {
 }
 
 fn day_num(w: &str) -> Option<u32> {
-    strip_ordinal(w).parse::<u32>().ok().filter(|d| (1..=31).contains(d))
+    strip_ordinal(w)
+        .parse::<u32>()
+        .ok()
+        .filter(|d| (1..=31).contains(d))
 }
 
 fn year_num(w: &str) -> Option<i32> {
@@ -140,7 +185,10 @@ pub fn parse_query(query: &str, now: DateTime<Utc>) -> QueryTime {
     let mut add = |i: Option<Interval>, m: String| {
         if let Some(i) = i {
             if i.start < i.end && !refs.iter().any(|r| r.interval == i) {
-                refs.push(TimeRef { interval: i, matched: m });
+                refs.push(TimeRef {
+                    interval: i,
+                    matched: m,
+                });
             }
         }
     };
@@ -154,9 +202,17 @@ pub fn parse_query(query: &str, now: DateTime<Utc>) -> QueryTime {
             "today" | "tonight" => add(Some(day(today)), w.into()),
             "yesterday" => add(Some(day(today - Duration::days(1))), w.into()),
             "tomorrow" => add(Some(day(today + Duration::days(1))), w.into()),
-            "recently" | "lately" => add(Some(Interval { start: now - Duration::days(RECENT_DAYS), end: now }), w.into()),
+            "recently" | "lately" => add(
+                Some(Interval {
+                    start: now - Duration::days(RECENT_DAYS),
+                    end: now,
+                }),
+                w.into(),
+            ),
             "morning" if prev == "this" => add(Some(day(today)), "this morning".into()),
-            "night" if prev == "last" => add(Some(day(today - Duration::days(1))), "last night".into()),
+            "night" if prev == "last" => {
+                add(Some(day(today - Duration::days(1))), "last night".into())
+            }
             "last" | "this" | "next" | "past" => {
                 let dir: i64 = match w {
                     "last" | "past" => -1,
@@ -167,8 +223,28 @@ pub fn parse_query(query: &str, now: DateTime<Utc>) -> QueryTime {
                     let cur = today.weekday().num_days_from_monday() as i64;
                     let want = wd.num_days_from_monday() as i64;
                     let d = match dir {
-                        -1 => today - Duration::days(((cur - want).rem_euclid(7)).max(1) + if (cur - want).rem_euclid(7) == 0 { 6 } else { 0 }),
-                        1 => today + Duration::days(((want - cur).rem_euclid(7)).max(1) + if (want - cur).rem_euclid(7) == 0 { 6 } else { 0 }),
+                        -1 => {
+                            today
+                                - Duration::days(
+                                    ((cur - want).rem_euclid(7)).max(1)
+                                        + if (cur - want).rem_euclid(7) == 0 {
+                                            6
+                                        } else {
+                                            0
+                                        },
+                                )
+                        }
+                        1 => {
+                            today
+                                + Duration::days(
+                                    ((want - cur).rem_euclid(7)).max(1)
+                                        + if (want - cur).rem_euclid(7) == 0 {
+                                            6
+                                        } else {
+                                            0
+                                        },
+                                )
+                        }
                         _ => today + Duration::days(want - cur),
                     };
                     add(Some(day(d)), format!("{w} {next}"));
@@ -178,7 +254,10 @@ pub fn parse_query(query: &str, now: DateTime<Utc>) -> QueryTime {
                         "week" => Some(week_of(today + Duration::days(7 * dir))),
                         "weekend" => {
                             let wk = week_of(today + Duration::days(7 * dir));
-                            Some(Interval { start: wk.start + Duration::days(5), end: wk.end })
+                            Some(Interval {
+                                start: wk.start + Duration::days(5),
+                                end: wk.end,
+                            })
                         }
                         "month" => {
                             let d = shift_months(today, dir);
@@ -197,7 +276,10 @@ pub fn parse_query(query: &str, now: DateTime<Utc>) -> QueryTime {
                                 y += 1;
                             }
                             let s = NaiveDate::from_ymd_opt(y, sm as u32, 1);
-                            s.map(|s| Interval { start: day_start(s), end: day_start(shift_months(s, len as i64)) })
+                            s.map(|s| Interval {
+                                start: day_start(s),
+                                end: day_start(shift_months(s, len as i64)),
+                            })
                         }
                         _ => None,
                     };
@@ -206,7 +288,13 @@ pub fn parse_query(query: &str, now: DateTime<Utc>) -> QueryTime {
                     } else if let (Some(k), Some(u)) = (number(next), t.get(i + 2)) {
                         // "in the past 3 days", "over the last two weeks"
                         if let Some(d) = unit_days(u) {
-                            add(Some(Interval { start: now - Duration::days(k * d), end: now }), format!("{w} {next} {u}"));
+                            add(
+                                Some(Interval {
+                                    start: now - Duration::days(k * d),
+                                    end: now,
+                                }),
+                                format!("{w} {next} {u}"),
+                            );
                         }
                     }
                 }
@@ -223,13 +311,25 @@ pub fn parse_query(query: &str, now: DateTime<Utc>) -> QueryTime {
                 if let (Some(k), Some(d)) = (k.or(Some(1)), unit_days(u)) {
                     let center = today - Duration::days(k * d);
                     let half = (d / 2).max(0);
-                    let iv = Interval { start: day_start(center - Duration::days(half)), end: day_start(center + Duration::days(half + 1)) };
+                    let iv = Interval {
+                        start: day_start(center - Duration::days(half)),
+                        end: day_start(center + Duration::days(half + 1)),
+                    };
                     add(Some(iv), format!("{} {u} ago", k));
                 }
             }
             _ => {
                 if let Some(m) = month_of(w) {
-                    if w == "may" && !(prev == "in" || prev == "of" || prev == "early" || prev == "mid" || prev == "late" || day_num(prev).is_some() || day_num(next).is_some() || year_num(next).is_some()) {
+                    if w == "may"
+                        && !(prev == "in"
+                            || prev == "of"
+                            || prev == "early"
+                            || prev == "mid"
+                            || prev == "late"
+                            || day_num(prev).is_some()
+                            || day_num(next).is_some()
+                            || year_num(next).is_some())
+                    {
                         i += 1;
                         continue; // "may" the verb
                     }
@@ -242,22 +342,41 @@ pub fn parse_query(query: &str, now: DateTime<Utc>) -> QueryTime {
                     } else {
                         (None, year_num(next))
                     };
-                    let y = y.unwrap_or_else(|| if m > today.month() { today.year() - 1 } else { today.year() });
+                    let y = y.unwrap_or_else(|| {
+                        if m > today.month() {
+                            today.year() - 1
+                        } else {
+                            today.year()
+                        }
+                    });
                     let iv = match d {
                         Some(d) => NaiveDate::from_ymd_opt(y, m, d).map(day),
                         None => month(y, m).map(|full| {
                             let len = full.end - full.start;
                             match prev {
-                                "early" => Interval { start: full.start, end: full.start + len / 3 },
-                                "mid" => Interval { start: full.start + len / 3, end: full.start + len * 2 / 3 },
-                                "late" => Interval { start: full.start + len * 2 / 3, end: full.end },
+                                "early" => Interval {
+                                    start: full.start,
+                                    end: full.start + len / 3,
+                                },
+                                "mid" => Interval {
+                                    start: full.start + len / 3,
+                                    end: full.start + len * 2 / 3,
+                                },
+                                "late" => Interval {
+                                    start: full.start + len * 2 / 3,
+                                    end: full.end,
+                                },
                                 _ => full,
                             }
                         }),
                     };
                     add(iv, format!("{w} {y}"));
                 } else if let Some(y) = year_num(w) {
-                    if matches!(prev, "in" | "during" | "since" | "of" | "from" | "by" | "year") && month_of(prev).is_none() {
+                    if matches!(
+                        prev,
+                        "in" | "during" | "since" | "of" | "from" | "by" | "year"
+                    ) && month_of(prev).is_none()
+                    {
                         add(year(y), w.into());
                     }
                 } else if let Ok(iv) = explicit_date(w) {
@@ -268,11 +387,18 @@ pub fn parse_query(query: &str, now: DateTime<Utc>) -> QueryTime {
         i += 1;
     }
     let mut order = None;
-    if lower.contains("in what order") || lower.contains("sequence") || lower.contains("chronolog") {
+    if lower.contains("in what order") || lower.contains("sequence") || lower.contains("chronolog")
+    {
         order = Some(EventOrder::Sequence);
-    } else if lower.contains("first time") || lower.contains("earliest") || t.first().is_some_and(|_| t.iter().any(|w| w == "first")) {
+    } else if lower.contains("first time")
+        || lower.contains("earliest")
+        || t.first().is_some_and(|_| t.iter().any(|w| w == "first"))
+    {
         order = Some(EventOrder::Earliest);
-    } else if lower.contains("last time") || lower.contains("latest") || lower.contains("most recent") {
+    } else if lower.contains("last time")
+        || lower.contains("latest")
+        || lower.contains("most recent")
+    {
         order = Some(EventOrder::Latest);
     } else if t.iter().any(|w| w == "before") {
         order = Some(EventOrder::Before);
@@ -282,16 +408,37 @@ pub fn parse_query(query: &str, now: DateTime<Utc>) -> QueryTime {
     // "since X" / "before X" / "after X": the side of X.
     let mut sided = Vec::new();
     for r in &refs {
-        let pos = lower.find(&r.matched.split(' ').next().unwrap_or("").to_string()).unwrap_or(0);
+        let pos = lower
+            .find(&r.matched.split(' ').next().unwrap_or("").to_string())
+            .unwrap_or(0);
         let head = &lower[..pos];
-        let far_past = Utc.with_ymd_and_hms(1970, 1, 1, 0, 0, 0).single().unwrap_or(now);
+        let far_past = Utc
+            .with_ymd_and_hms(1970, 1, 1, 0, 0, 0)
+            .single()
+            .unwrap_or(now);
         if head.trim_end().ends_with("since") || head.trim_end().ends_with("after") {
-            sided.push(TimeRef { interval: Interval { start: r.interval.end.min(now), end: now.max(r.interval.end) }, matched: format!("after {}", r.matched) });
+            sided.push(TimeRef {
+                interval: Interval {
+                    start: r.interval.end.min(now),
+                    end: now.max(r.interval.end),
+                },
+                matched: format!("after {}", r.matched),
+            });
         } else if head.trim_end().ends_with("before") {
-            sided.push(TimeRef { interval: Interval { start: far_past, end: r.interval.start }, matched: format!("before {}", r.matched) });
+            sided.push(TimeRef {
+                interval: Interval {
+                    start: far_past,
+                    end: r.interval.start,
+                },
+                matched: format!("before {}", r.matched),
+            });
         }
     }
-    refs.extend(sided.into_iter().filter(|r| r.interval.start < r.interval.end));
+    refs.extend(
+        sided
+            .into_iter()
+            .filter(|r| r.interval.start < r.interval.end),
+    );
     let asks_when = lower.starts_with("when")
         || lower.contains(" when ")
         || lower.contains("what date")
@@ -302,7 +449,11 @@ pub fn parse_query(query: &str, now: DateTime<Utc>) -> QueryTime {
         || lower.contains("how long ago")
         || lower.contains("how long has")
         || lower.contains("how long have");
-    QueryTime { refs, asks_when, order }
+    QueryTime {
+        refs,
+        asks_when,
+        order,
+    }
 }
 
 fn unit_days(u: &str) -> Option<i64> {
@@ -340,7 +491,10 @@ pub fn parse_period(value: &str, now: DateTime<Utc>) -> Result<Interval, String>
         return Err(EXPECTED.into());
     }
     let lower = v.to_lowercase();
-    let instant = |t: DateTime<Utc>| Interval { start: t, end: t + Duration::seconds(1) };
+    let instant = |t: DateTime<Utc>| Interval {
+        start: t,
+        end: t + Duration::seconds(1),
+    };
     match lower.as_str() {
         "now" => return Ok(instant(now)),
         "today" => return Ok(day(now.date_naive())),
@@ -350,7 +504,12 @@ pub fn parse_period(value: &str, now: DateTime<Utc>) -> Result<Interval, String>
     if let Ok(t) = DateTime::parse_from_rfc3339(v) {
         return Ok(instant(t.with_timezone(&Utc)));
     }
-    for f in ["%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M"] {
+    for f in [
+        "%Y-%m-%dT%H:%M:%S",
+        "%Y-%m-%dT%H:%M",
+        "%Y-%m-%d %H:%M:%S",
+        "%Y-%m-%d %H:%M",
+    ] {
         if let Ok(t) = NaiveDateTime::parse_from_str(v, f) {
             return Ok(instant(Utc.from_utc_datetime(&t)));
         }
@@ -382,9 +541,15 @@ pub fn parse_period(value: &str, now: DateTime<Utc>) -> Result<Interval, String>
     };
     let toks = tokens(&date_part);
     let date = match toks.as_slice() {
-        [d, m, y] if day_num(d).is_some() && month_of(m).is_some() => year_num(y).and_then(|y| NaiveDate::from_ymd_opt(y, month_of(m)?, day_num(d)?)),
-        [m, d, y] if day_num(d).is_some() && month_of(m).is_some() => year_num(y).and_then(|y| NaiveDate::from_ymd_opt(y, month_of(m)?, day_num(d)?)),
-        [m, y] if month_of(m).is_some() => year_num(y).and_then(|y| NaiveDate::from_ymd_opt(y, month_of(m)?, 1)).map(|d| d.with_day(1).unwrap_or(d)),
+        [d, m, y] if day_num(d).is_some() && month_of(m).is_some() => {
+            year_num(y).and_then(|y| NaiveDate::from_ymd_opt(y, month_of(m)?, day_num(d)?))
+        }
+        [m, d, y] if day_num(d).is_some() && month_of(m).is_some() => {
+            year_num(y).and_then(|y| NaiveDate::from_ymd_opt(y, month_of(m)?, day_num(d)?))
+        }
+        [m, y] if month_of(m).is_some() => year_num(y)
+            .and_then(|y| NaiveDate::from_ymd_opt(y, month_of(m)?, 1))
+            .map(|d| d.with_day(1).unwrap_or(d)),
         _ => None,
     };
     if let Some(d) = date {
@@ -435,16 +600,32 @@ fn parse_duration(s: &str) -> Option<Duration> {
 pub fn parse_window(value: &str, now: DateTime<Utc>) -> Result<Interval, String> {
     let v = value.trim();
     if let Some((a, b)) = v.split_once("..") {
-        let far_past = Utc.with_ymd_and_hms(1970, 1, 1, 0, 0, 0).single().ok_or("clock")?;
-        let start = if a.trim().is_empty() { far_past } else { parse_point(a, now)? };
-        let end = if b.trim().is_empty() { now + Duration::seconds(1) } else { parse_point(b, now)? };
+        let far_past = Utc
+            .with_ymd_and_hms(1970, 1, 1, 0, 0, 0)
+            .single()
+            .ok_or("clock")?;
+        let start = if a.trim().is_empty() {
+            far_past
+        } else {
+            parse_point(a, now)?
+        };
+        let end = if b.trim().is_empty() {
+            now + Duration::seconds(1)
+        } else {
+            parse_point(b, now)?
+        };
         if end <= start {
-            return Err(format!("the window ends ({end}) before it starts ({start})"));
+            return Err(format!(
+                "the window ends ({end}) before it starts ({start})"
+            ));
         }
         return Ok(Interval { start, end });
     }
     if let Some(d) = parse_duration(v) {
-        return Ok(Interval { start: now - d, end: now + Duration::seconds(1) });
+        return Ok(Interval {
+            start: now - d,
+            end: now + Duration::seconds(1),
+        });
     }
     parse_period(v, now).map_err(|_| format!("expected a duration like 7d, 12h, 2w, a range like 2024-01-01..2024-02-01, or a period like 2024-03"))
 }
@@ -454,7 +635,11 @@ pub fn proximity(event: DateTime<Utc>, interval: &Interval) -> f64 {
     if event >= interval.start && event < interval.end {
         return 1.0;
     }
-    let dist = if event < interval.start { interval.start - event } else { event - interval.end };
+    let dist = if event < interval.start {
+        interval.start - event
+    } else {
+        event - interval.end
+    };
     let len = (interval.end - interval.start).num_seconds().max(86_400) as f64;
     let half = (len * HALF_LIFE_SHARE).max(86_400.0);
     0.5f64.powf(dist.num_seconds() as f64 / half)
@@ -474,16 +659,42 @@ mod tests {
     #[test]
     fn last_friday_is_the_friday_before_today() {
         let q = parse_query("What did we decide last Friday?", now());
-        assert_eq!(q.refs[0].interval, Interval { start: d(2023, 5, 5), end: d(2023, 5, 6) });
+        assert_eq!(
+            q.refs[0].interval,
+            Interval {
+                start: d(2023, 5, 5),
+                end: d(2023, 5, 6)
+            }
+        );
     }
 
     #[test]
     fn months_years_and_dates() {
-        assert_eq!(parse_query("in May 2023", now()).refs[0].interval, Interval { start: d(2023, 5, 1), end: d(2023, 6, 1) });
-        assert_eq!(parse_query("what happened in 2022", now()).refs[0].interval.start, d(2022, 1, 1));
-        assert_eq!(parse_query("on 2023-05-08", now()).refs[0].interval.start, d(2023, 5, 8));
-        assert_eq!(parse_query("on 8 May 2023", now()).refs[0].interval.start, d(2023, 5, 8));
-        assert_eq!(parse_query("May 8th", now()).refs[0].interval.start, d(2023, 5, 8));
+        assert_eq!(
+            parse_query("in May 2023", now()).refs[0].interval,
+            Interval {
+                start: d(2023, 5, 1),
+                end: d(2023, 6, 1)
+            }
+        );
+        assert_eq!(
+            parse_query("what happened in 2022", now()).refs[0]
+                .interval
+                .start,
+            d(2022, 1, 1)
+        );
+        assert_eq!(
+            parse_query("on 2023-05-08", now()).refs[0].interval.start,
+            d(2023, 5, 8)
+        );
+        assert_eq!(
+            parse_query("on 8 May 2023", now()).refs[0].interval.start,
+            d(2023, 5, 8)
+        );
+        assert_eq!(
+            parse_query("May 8th", now()).refs[0].interval.start,
+            d(2023, 5, 8)
+        );
         assert!(parse_query("You may go now", now()).refs.is_empty());
         assert!(parse_query("I have 2022 apples", now()).refs.is_empty());
     }
@@ -491,10 +702,24 @@ mod tests {
     #[test]
     fn relative_phrases() {
         let q = parse_query("two weeks ago", now());
-        assert!(q.refs[0].interval.start <= d(2023, 4, 26) && q.refs[0].interval.end > d(2023, 4, 26));
-        assert_eq!(parse_query("yesterday", now()).refs[0].interval.start, d(2023, 5, 9));
-        assert_eq!(parse_query("last week", now()).refs[0].interval, Interval { start: d(2023, 5, 1), end: d(2023, 5, 8) });
-        assert_eq!(parse_query("last month", now()).refs[0].interval.start, d(2023, 4, 1));
+        assert!(
+            q.refs[0].interval.start <= d(2023, 4, 26) && q.refs[0].interval.end > d(2023, 4, 26)
+        );
+        assert_eq!(
+            parse_query("yesterday", now()).refs[0].interval.start,
+            d(2023, 5, 9)
+        );
+        assert_eq!(
+            parse_query("last week", now()).refs[0].interval,
+            Interval {
+                start: d(2023, 5, 1),
+                end: d(2023, 5, 8)
+            }
+        );
+        assert_eq!(
+            parse_query("last month", now()).refs[0].interval.start,
+            d(2023, 4, 1)
+        );
         assert!(!parse_query("recently", now()).refs.is_empty());
         assert!(!parse_query("in the past 3 days", now()).refs.is_empty());
     }
@@ -503,19 +728,38 @@ mod tests {
     fn asks_when_and_order() {
         let q = parse_query("When did Caroline go to the LGBTQ support group?", now());
         assert!(q.asks_when && q.refs.is_empty());
-        assert_eq!(parse_query("what was the first thing", now()).order, Some(EventOrder::Earliest));
-        assert_eq!(parse_query("what happened before May 2023", now()).order, Some(EventOrder::Before));
+        assert_eq!(
+            parse_query("what was the first thing", now()).order,
+            Some(EventOrder::Earliest)
+        );
+        assert_eq!(
+            parse_query("what happened before May 2023", now()).order,
+            Some(EventOrder::Before)
+        );
     }
 
     #[test]
     fn points_and_windows() {
-        assert_eq!(parse_point("1:56 pm on 8 May, 2023", now()).unwrap(), Utc.with_ymd_and_hms(2023, 5, 8, 13, 56, 0).unwrap());
+        assert_eq!(
+            parse_point("1:56 pm on 8 May, 2023", now()).unwrap(),
+            Utc.with_ymd_and_hms(2023, 5, 8, 13, 56, 0).unwrap()
+        );
         assert_eq!(parse_point("8 May, 2023", now()).unwrap(), d(2023, 5, 8));
         assert_eq!(parse_point("May 8, 2023", now()).unwrap(), d(2023, 5, 8));
         assert_eq!(parse_point("2023-05", now()).unwrap(), d(2023, 5, 1));
-        assert_eq!(parse_point("2023-05-08T13:56:00Z", now()).unwrap(), Utc.with_ymd_and_hms(2023, 5, 8, 13, 56, 0).unwrap());
-        assert_eq!(parse_point("3d ago", now()).unwrap(), now() - Duration::days(3));
-        assert!(parse_point("next blursday", now()).unwrap_err().contains("expected a date"));
+        assert_eq!(
+            parse_point("2023-05-08T13:56:00Z", now()).unwrap(),
+            Utc.with_ymd_and_hms(2023, 5, 8, 13, 56, 0).unwrap()
+        );
+        assert_eq!(
+            parse_point("3d ago", now()).unwrap(),
+            now() - Duration::days(3)
+        );
+        assert!(
+            parse_point("next blursday", now())
+                .unwrap_err()
+                .contains("expected a date")
+        );
         let w = parse_window("7d", now()).unwrap();
         assert_eq!(w.start, now() - Duration::days(7));
         let w = parse_window("2024-01-01..2024-02-01", now()).unwrap();
@@ -526,7 +770,10 @@ mod tests {
 
     #[test]
     fn proximity_decays() {
-        let i = Interval { start: d(2023, 5, 5), end: d(2023, 5, 6) };
+        let i = Interval {
+            start: d(2023, 5, 5),
+            end: d(2023, 5, 6),
+        };
         assert_eq!(proximity(d(2023, 5, 5) + Duration::hours(3), &i), 1.0);
         let a = proximity(d(2023, 5, 7), &i);
         let b = proximity(d(2023, 5, 9), &i);
@@ -535,7 +782,17 @@ mod tests {
 
     #[test]
     fn no_panics() {
-        for s in ["", "   ", "in 99999999", "last", "🐙 ago", "ago", "of may", "31 february 2023", &"last ".repeat(5000)] {
+        for s in [
+            "",
+            "   ",
+            "in 99999999",
+            "last",
+            "🐙 ago",
+            "ago",
+            "of may",
+            "31 february 2023",
+            &"last ".repeat(5000),
+        ] {
             let _ = parse_query(s, now());
             let _ = parse_point(s, now());
             let _ = parse_window(s, now());

@@ -17,7 +17,10 @@ pub struct Env {
 
 impl Env {
     pub fn new() -> Env {
-        Env { dir: tempfile::tempdir().expect("temp dir"), extra: Vec::new() }
+        Env {
+            dir: tempfile::tempdir().expect("temp dir"),
+            extra: Vec::new(),
+        }
     }
 
     pub fn home(&self) -> PathBuf {
@@ -47,12 +50,26 @@ impl Env {
     }
 
     pub fn run(&self, args: &[&str]) -> Output {
-        self.cmd(args).stdin(Stdio::null()).output().expect("slm runs")
+        self.cmd(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("slm runs")
     }
 
     pub fn run_stdin(&self, args: &[&str], input: &[u8]) -> Output {
-        let mut child = self.cmd(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
-        child.stdin.take().expect("stdin").write_all(input).expect("write stdin");
+        let mut child = self
+            .cmd(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input)
+            .expect("write stdin");
         child.wait_with_output().expect("wait")
     }
 
@@ -62,7 +79,11 @@ impl Env {
         a.push("--json");
         let out = self.run(&a);
         serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-            panic!("not JSON ({e}) from {args:?}: stdout={} stderr={}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+            panic!(
+                "not JSON ({e}) from {args:?}: stdout={} stderr={}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )
         })
     }
 
@@ -86,7 +107,10 @@ impl Env {
 }
 
 pub fn ids(v: &serde_json::Value) -> Vec<i64> {
-    v["results"].as_array().map(|a| a.iter().filter_map(|r| r["id"].as_i64()).collect()).unwrap_or_default()
+    v["results"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|r| r["id"].as_i64()).collect())
+        .unwrap_or_default()
 }
 
 pub fn code(o: &Output) -> i32 {
@@ -98,5 +122,7 @@ pub fn stderr(o: &Output) -> String {
 }
 
 pub fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
 }

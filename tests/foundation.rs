@@ -8,7 +8,10 @@ use std::process::Stdio;
 #[test]
 fn remember_then_list_shows_it_with_schema_version() {
     let env = Env::new();
-    let id = env.remember("We chose SQLite for the billing service", &["--kind", "decision", "--tag", "db"]);
+    let id = env.remember(
+        "We chose SQLite for the billing service",
+        &["--kind", "decision", "--tag", "db"],
+    );
     let v = env.json(&["list"]);
     assert_eq!(v["schema_version"], 1);
     assert_eq!(v["command"], "list");
@@ -22,7 +25,10 @@ fn remember_then_list_shows_it_with_schema_version() {
 #[test]
 fn remember_reads_stdin_and_event_time() {
     let env = Env::new();
-    let out = env.run_stdin(&["remember", "--at", "2023-05-05", "--json"], b"standup moved to 10:30");
+    let out = env.run_stdin(
+        &["remember", "--at", "2023-05-05", "--json"],
+        b"standup moved to 10:30",
+    );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let v = env.json(&["list"]);
     assert_eq!(v["memories"][0]["text"], "standup moved to 10:30");
@@ -64,7 +70,10 @@ fn malformed_jsonl_imports_nothing_unless_skip_bad() {
     let out = env.run(&["import", file.to_str().unwrap()]);
     assert_eq!(code(&out), 2);
     let err = stderr(&out);
-    assert!(err.contains("line 2") && err.contains("line 3") && err.contains("nothing was imported"), "{err}");
+    assert!(
+        err.contains("line 2") && err.contains("line 3") && err.contains("nothing was imported"),
+        "{err}"
+    );
     assert_eq!(env.json(&["list"])["memories"].as_array().unwrap().len(), 0);
     let v = env.json(&["import", file.to_str().unwrap(), "--skip-bad"]);
     assert_eq!(v["imported"], 2);
@@ -88,7 +97,9 @@ fn a_store_from_a_newer_slm_is_refused_unchanged() {
     assert_ne!(code(&out), 0);
     assert!(stderr(&out).contains("newer slm"), "{}", stderr(&out));
     let c = rusqlite::Connection::open(&db).unwrap();
-    let v: i64 = c.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+    let v: i64 = c
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
     assert_eq!(v, 99);
 }
 
@@ -153,7 +164,13 @@ fn update_delete_and_forget() {
     let env = Env::new();
     let a = env.remember("old note about the staging server", &["--tag", "tmp"]);
     let b = env.remember("keep this one", &[]);
-    let v = env.json(&["update", &a.to_string(), "--text", "new note about the staging server", "--pin"]);
+    let v = env.json(&[
+        "update",
+        &a.to_string(),
+        "--text",
+        "new note about the staging server",
+        "--pin",
+    ]);
     assert_eq!(v["memory"]["pinned"], true);
     assert_eq!(v["memory"]["text"], "new note about the staging server");
     let v = env.json(&["forget", "--tag", "tmp", "--dry-run"]);
@@ -170,8 +187,14 @@ fn update_delete_and_forget() {
 fn other_profiles_do_not_see_or_touch_a_memory() {
     let env = Env::new();
     let id = env.remember("private plan for the offsite", &["--profile", "alice"]);
-    assert_eq!(code(&env.run(&["show", &id.to_string(), "--profile", "bob"])), 2);
-    assert_eq!(code(&env.run(&["delete", &id.to_string(), "--profile", "bob"])), 2);
+    assert_eq!(
+        code(&env.run(&["show", &id.to_string(), "--profile", "bob"])),
+        2
+    );
+    assert_eq!(
+        code(&env.run(&["delete", &id.to_string(), "--profile", "bob"])),
+        2
+    );
     let v = env.recall("offsite plan", &["--profile", "bob"]);
     assert!(ids(&v).is_empty(), "{v}");
     let v = env.recall("offsite plan", &["--profile", "alice"]);
@@ -186,7 +209,10 @@ fn closed_pipe_exits_quietly() {
     }
     let out = std::process::Command::new("bash")
         .arg("-c")
-        .arg(format!("set -o pipefail; {} list | head -n 1 >/dev/null", env!("CARGO_BIN_EXE_slm")))
+        .arg(format!(
+            "set -o pipefail; {} list | head -n 1 >/dev/null",
+            env!("CARGO_BIN_EXE_slm")
+        ))
         .env("SLM_HOME", env.home())
         .output()
         .unwrap();
@@ -209,14 +235,26 @@ fn completions_and_man_page_are_not_stale() {
     for (shell, file) in [("bash", "slm.bash"), ("zsh", "_slm"), ("fish", "slm.fish")] {
         let env = Env::new();
         let out = env.run(&["completions", shell]);
-        let committed = std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("completions").join(file))
-            .unwrap_or_else(|_| panic!("completions/{file} missing: run scripts/gen-docs.sh"));
-        assert!(out.stdout == committed, "completions/{file} is stale: run scripts/gen-docs.sh");
+        let committed = std::fs::read(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("completions")
+                .join(file),
+        )
+        .unwrap_or_else(|_| panic!("completions/{file} missing: run scripts/gen-docs.sh"));
+        assert!(
+            out.stdout == committed,
+            "completions/{file} is stale: run scripts/gen-docs.sh"
+        );
     }
     let env = Env::new();
     let out = env.run(&["man"]);
-    let committed = std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("man/slm.1")).expect("man/slm.1 missing");
-    assert!(out.stdout == committed, "man/slm.1 is stale: run scripts/gen-docs.sh");
+    let committed =
+        std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("man/slm.1"))
+            .expect("man/slm.1 missing");
+    assert!(
+        out.stdout == committed,
+        "man/slm.1 is stale: run scripts/gen-docs.sh"
+    );
 }
 
 /// kill -9 in the middle of an import loses nothing that was acknowledged.
@@ -226,11 +264,21 @@ fn kill_during_import_loses_no_acknowledged_memory() {
     let file = env.dir.path().join("big.jsonl");
     let mut s = String::new();
     for i in 0..3000 {
-        s.push_str(&format!("{{\"text\": \"memory number {i} about topic {} and detail {}\"}}\n", i % 37, i * 7));
+        s.push_str(&format!(
+            "{{\"text\": \"memory number {i} about topic {} and detail {}\"}}\n",
+            i % 37,
+            i * 7
+        ));
     }
     std::fs::write(&file, s).unwrap();
     let mut child = env
-        .cmd(&["import", file.to_str().unwrap(), "--print-ids", "--batch", "64"])
+        .cmd(&[
+            "import",
+            file.to_str().unwrap(),
+            "--print-ids",
+            "--batch",
+            "64",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -247,9 +295,17 @@ fn kill_during_import_loses_no_acknowledged_memory() {
     }
     child.kill().unwrap(); // SIGKILL
     let _ = child.wait();
-    assert!(acked.len() >= 300, "the import acknowledged too little before the kill");
+    assert!(
+        acked.len() >= 300,
+        "the import acknowledged too little before the kill"
+    );
     let v = env.json(&["list", "--limit", "100000", "--all"]);
-    let stored: std::collections::HashSet<i64> = v["memories"].as_array().unwrap().iter().map(|m| m["id"].as_i64().unwrap()).collect();
+    let stored: std::collections::HashSet<i64> = v["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_i64().unwrap())
+        .collect();
     for id in &acked {
         assert!(stored.contains(id), "acknowledged id {id} was lost");
     }

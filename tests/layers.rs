@@ -8,7 +8,13 @@ use slm::recall::{self, RecallRequest, View, filters::Filters, layers};
 
 fn engine(dir: &std::path::Path) -> Engine {
     let paths = Paths::at(dir, &Paths::from_env().cache);
-    let e = Engine::open(paths, OpenOptions { model: ModelMode::Load }).expect("engine");
+    let e = Engine::open(
+        paths,
+        OpenOptions {
+            model: ModelMode::Load,
+        },
+    )
+    .expect("engine");
     let texts = [
         "Caroline adopted a rescue dog named Biscuit after months of looking at shelters in the city.",
         "Biscuit won first place at the agility show, and Caroline cried a little when the judges announced it.",
@@ -18,7 +24,11 @@ fn engine(dir: &std::path::Path) -> Engine {
     ];
     let items = texts
         .iter()
-        .map(|t| NewMemory { text: t.to_string(), session_id: Some("s1".into()), ..Default::default() })
+        .map(|t| NewMemory {
+            text: t.to_string(),
+            session_id: Some("s1".into()),
+            ..Default::default()
+        })
         .collect();
     e.remember_batch(items, &mut |_| {}).expect("write");
     e
@@ -28,10 +38,16 @@ fn engine(dir: &std::path::Path) -> Engine {
 fn max_tokens_is_never_exceeded_for_any_budget_from_1_to_2000() {
     let dir = tempfile::tempdir().unwrap();
     let e = engine(dir.path());
-    assert!(e.embedder().is_some(), "this test needs the real model: run scripts/setup.sh --models-only");
+    assert!(
+        e.embedder().is_some(),
+        "this test needs the real model: run scripts/setup.sh --models-only"
+    );
     let req = RecallRequest {
         query: "What did Caroline adopt and did the dog win anything?".into(),
-        filters: Filters { profile: slm::DEFAULT_PROFILE.into(), ..Default::default() },
+        filters: Filters {
+            profile: slm::DEFAULT_PROFILE.into(),
+            ..Default::default()
+        },
         limit: 10,
         depth: 2,
         max_tokens: None,
@@ -45,20 +61,34 @@ fn max_tokens_is_never_exceeded_for_any_budget_from_1_to_2000() {
     let full = recall::run(&e, &req).expect("recall");
     assert!(!full.results.is_empty());
     let full_cost = layers::cost(&e, &full.results) + layers::cost(&e, &full.weak);
-    assert!(full_cost > 100, "the fixture must be big enough to need trimming ({full_cost})");
+    assert!(
+        full_cost > 100,
+        "the fixture must be big enough to need trimming ({full_cost})"
+    );
     let mut trimmed_any = false;
     for n in 1..=2000usize {
         let mut results = full.results.clone();
         let mut weak = full.weak.clone();
-        let r = RecallRequest { max_tokens: Some(n), ..req.clone() };
+        let r = RecallRequest {
+            max_tokens: Some(n),
+            ..req.clone()
+        };
         // Context is rebuilt by apply at depth 2, exactly as a real recall does.
         let rep = layers::apply(&e, &r, &mut results, &mut weak).expect("layers");
         let used = layers::cost(&e, &results) + layers::cost(&e, &weak);
-        assert!(used <= n, "budget {n} exceeded: {used} tokens ({:?})", rep.trimmed);
+        assert!(
+            used <= n,
+            "budget {n} exceeded: {used} tokens ({:?})",
+            rep.trimmed
+        );
         assert_eq!(rep.tokens_used, used);
         trimmed_any |= !rep.trimmed.is_empty();
         if n >= full_cost {
-            assert!(rep.trimmed.is_empty(), "nothing to trim at {n} ≥ {full_cost}: {:?}", rep.trimmed);
+            assert!(
+                rep.trimmed.is_empty(),
+                "nothing to trim at {n} ≥ {full_cost}: {:?}",
+                rep.trimmed
+            );
         }
     }
     assert!(trimmed_any);
@@ -72,9 +102,17 @@ fn max_tokens_is_never_exceeded_for_any_budget_from_1_to_2000() {
         layers::cost(&e, &r)
     };
     if with_ctx > no_ctx {
-        let r = RecallRequest { max_tokens: Some(no_ctx), show_weak: false, ..req.clone() };
+        let r = RecallRequest {
+            max_tokens: Some(no_ctx),
+            show_weak: false,
+            ..req.clone()
+        };
         let rep = layers::apply(&e, &r, &mut results, &mut weak).unwrap();
-        assert!(rep.trimmed.iter().all(|t| t.starts_with("context:")), "{:?}", rep.trimmed);
+        assert!(
+            rep.trimmed.iter().all(|t| t.starts_with("context:")),
+            "{:?}",
+            rep.trimmed
+        );
         assert_eq!(results.len(), full.results.len());
     }
 }

@@ -6,11 +6,18 @@ use common::*;
 use serde_json::Value;
 
 fn channel_ids(v: &Value, ch: &str) -> Vec<i64> {
-    v["explain"]["channels"][ch].as_array().map(|a| a.iter().filter_map(|p| p[0].as_i64()).collect()).unwrap_or_default()
+    v["explain"]["channels"][ch]
+        .as_array()
+        .map(|a| a.iter().filter_map(|p| p[0].as_i64()).collect())
+        .unwrap_or_default()
 }
 
 fn channel_score(v: &Value, ch: &str, id: i64) -> Option<f64> {
-    v["explain"]["channels"][ch].as_array()?.iter().find(|p| p[0].as_i64() == Some(id)).and_then(|p| p[1].as_f64())
+    v["explain"]["channels"][ch]
+        .as_array()?
+        .iter()
+        .find(|p| p[0].as_i64() == Some(id))
+        .and_then(|p| p[1].as_f64())
 }
 
 #[test]
@@ -22,7 +29,10 @@ fn names_and_codes_are_found_by_bm25_not_by_cosine() {
     assert_eq!(ids(&v).first(), Some(&id), "{v}");
     assert!(channel_ids(&v, "bm25").contains(&id));
     let cos = channel_score(&v, "semantic", id).unwrap_or(0.0);
-    assert!(cos < 0.60, "the code alone should not be a semantic match (cos {cos})");
+    assert!(
+        cos < 0.60,
+        "the code alone should not be a semantic match (cos {cos})"
+    );
 }
 
 #[test]
@@ -31,20 +41,32 @@ fn paraphrases_are_found_by_cosine_not_by_bm25() {
     let id = env.remember("Our flight to Lisbon leaves early on Tuesday morning", &[]);
     env.remember("The dentist appointment was moved", &[]);
     let v = env.recall("When does the plane to Portugal depart?", &["--explain"]);
-    assert!(!channel_ids(&v, "bm25").contains(&id), "no shared words, BM25 must not find it: {v}");
+    assert!(
+        !channel_ids(&v, "bm25").contains(&id),
+        "no shared words, BM25 must not find it: {v}"
+    );
     assert!(channel_ids(&v, "semantic").first() == Some(&id), "{v}");
 }
 
 #[test]
 fn last_friday_is_found_by_the_temporal_producer() {
     let env = Env::new();
-    let friday = env.remember("We decided to ship the beta to ten customers", &["--at", "2023-05-05T15:00:00Z"]);
-    let older = env.remember("We decided to hire a second designer", &["--at", "2023-04-20T15:00:00Z"]);
+    let friday = env.remember(
+        "We decided to ship the beta to ten customers",
+        &["--at", "2023-05-05T15:00:00Z"],
+    );
+    let older = env.remember(
+        "We decided to hire a second designer",
+        &["--at", "2023-04-20T15:00:00Z"],
+    );
     let v = env.recall("What did we decide last Friday?", &["--explain"]);
     let t = channel_ids(&v, "temporal");
     assert_eq!(t.first(), Some(&friday), "{v}");
     assert_eq!(ids(&v).first(), Some(&friday), "{v}");
-    assert!(!t.contains(&older) || t.iter().position(|x| *x == older) > t.iter().position(|x| *x == friday));
+    assert!(
+        !t.contains(&older)
+            || t.iter().position(|x| *x == older) > t.iter().position(|x| *x == friday)
+    );
 }
 
 #[test]
@@ -56,7 +78,10 @@ fn spreading_activation_reaches_a_linked_memory() {
     let v = env.recall("What did Caroline adopt?", &["--explain"]);
     assert!(ids(&v).contains(&a), "{v}");
     let s = channel_ids(&v, "spreading");
-    assert!(s.contains(&b), "Biscuit's show is one hop from the adoption via the shared entity: {v}");
+    assert!(
+        s.contains(&b),
+        "Biscuit's show is one hop from the adoption via the shared entity: {v}"
+    );
 }
 
 #[test]
@@ -65,16 +90,31 @@ fn associative_only_hits_do_not_pass_the_floor() {
     env.remember("Caroline adopted a rescue dog named Biscuit", &[]);
     let b = env.remember("Biscuit won first place at the agility show", &[]);
     let v = env.recall("What did Caroline adopt?", &["--explain"]);
-    let verdict = v["explain"]["floor"].as_array().unwrap().iter().find(|f| f["id"] == b).cloned();
+    let verdict = v["explain"]["floor"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == b)
+        .cloned();
     if let Some(f) = verdict {
         if f["kept"] == false {
             assert!(!ids(&v).contains(&b));
         }
     }
     for f in v["explain"]["floor"].as_array().unwrap() {
-        let because: Vec<&str> = f["because"].as_array().unwrap().iter().filter_map(|x| x.as_str()).collect();
+        let because: Vec<&str> = f["because"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|x| x.as_str())
+            .collect();
         if f["kept"] == true {
-            assert!(because.iter().any(|r| ["semantic", "bm25", "entity_graph", "temporal", "pinned"].contains(r)), "{f}");
+            assert!(
+                because.iter().any(
+                    |r| ["semantic", "bm25", "entity_graph", "temporal", "pinned"].contains(r)
+                ),
+                "{f}"
+            );
         }
     }
 }
@@ -96,7 +136,10 @@ fn a_slow_producer_is_reported_timed_out() {
     let env = Env::new().with("SLM_TEST_CHANNEL_DELAY", "temporal:3500");
     env.remember("We decided to ship the beta", &["--at", "2023-05-05"]);
     let v = env.recall("What did we decide last Friday?", &[]);
-    assert_eq!(v["channel_status"]["temporal"]["status"], "timed_out", "{v}");
+    assert_eq!(
+        v["channel_status"]["temporal"]["status"], "timed_out",
+        "{v}"
+    );
     assert!(!ids(&v).is_empty());
 }
 
@@ -104,16 +147,37 @@ fn a_slow_producer_is_reported_timed_out() {
 fn filters_and_profiles_do_not_leak() {
     // Visibility and time filters act before any tier: judge them on the ungated list.
     let env = Env::new().with("SLM_RECALL_NO_SUPPORT_GATE", "1");
-    let mine = env.remember("Deploy notes for the payments service", &["--at", "2023-05-01"]);
-    let old = env.remember("Deploy notes for the payments service, first draft", &["--at", "2022-01-01"]);
-    let theirs = env.remember("Deploy notes for the payments service from Bob", &["--profile", "bob"]);
-    let shared = env.remember("Shared deploy notes for the payments service", &["--profile", "bob", "--scope", "shared"]);
+    let mine = env.remember(
+        "Deploy notes for the payments service",
+        &["--at", "2023-05-01"],
+    );
+    let old = env.remember(
+        "Deploy notes for the payments service, first draft",
+        &["--at", "2022-01-01"],
+    );
+    let theirs = env.remember(
+        "Deploy notes for the payments service from Bob",
+        &["--profile", "bob"],
+    );
+    let shared = env.remember(
+        "Shared deploy notes for the payments service",
+        &["--profile", "bob", "--scope", "shared"],
+    );
     let v = env.recall("payments deploy notes", &[]);
     let got = ids(&v);
-    assert!(got.contains(&mine) && !got.contains(&theirs) && !got.contains(&shared), "{v}");
+    assert!(
+        got.contains(&mine) && !got.contains(&theirs) && !got.contains(&shared),
+        "{v}"
+    );
     let v = env.recall("payments deploy notes", &["--include-shared"]);
-    assert!(ids(&v).contains(&shared) && !ids(&v).contains(&theirs), "{v}");
-    let v = env.recall("payments deploy notes", &["--window", "2023-01-01..2023-06-01"]);
+    assert!(
+        ids(&v).contains(&shared) && !ids(&v).contains(&theirs),
+        "{v}"
+    );
+    let v = env.recall(
+        "payments deploy notes",
+        &["--window", "2023-01-01..2023-06-01"],
+    );
     assert!(ids(&v).contains(&mine) && !ids(&v).contains(&old), "{v}");
     let v = env.recall("payments deploy notes", &["--as-of", "2022-06-01"]);
     assert!(ids(&v).contains(&old) && !ids(&v).contains(&mine), "{v}");
@@ -125,18 +189,32 @@ fn filters_and_profiles_do_not_leak() {
 fn corrections_replace_what_they_correct() {
     let env = Env::new();
     let old = env.remember("The staging database runs on port 5433", &[]);
-    let new = env.remember("Correction: the staging database runs on port 6543", &["--supersedes", &old.to_string()]);
+    let new = env.remember(
+        "Correction: the staging database runs on port 6543",
+        &["--supersedes", &old.to_string()],
+    );
     let v = env.recall("Which port does the staging database use?", &[]);
     assert!(ids(&v).contains(&new) && !ids(&v).contains(&old), "{v}");
-    let v = env.recall("Which port does the staging database use?", &["--depth", "2"]);
+    let v = env.recall(
+        "Which port does the staging database use?",
+        &["--depth", "2"],
+    );
     let ctx = &v["results"][0]["context"]["items"];
-    assert!(ctx.as_array().unwrap().iter().any(|i| i["id"] == old), "{v}");
+    assert!(
+        ctx.as_array().unwrap().iter().any(|i| i["id"] == old),
+        "{v}"
+    );
 }
 
 #[test]
 fn bad_time_values_are_usage_errors_naming_the_flag() {
     let env = Env::new();
-    for (flag, val) in [("--window", "fortnight-ish"), ("--as-of", "blursday"), ("--known-as-of", "x"), ("--valid-at", "32/13/2020")] {
+    for (flag, val) in [
+        ("--window", "fortnight-ish"),
+        ("--as-of", "blursday"),
+        ("--known-as-of", "x"),
+        ("--valid-at", "32/13/2020"),
+    ] {
         let out = env.run(&["recall", "anything", flag, val]);
         assert_eq!(code(&out), 2, "{flag}");
         assert!(stderr(&out).contains(flag), "{flag}: {}", stderr(&out));
@@ -147,13 +225,26 @@ fn bad_time_values_are_usage_errors_naming_the_flag() {
 fn ranking_mode_values() {
     let env = Env::new();
     env.remember("hello world", &[]);
-    let out = env.cmd(&["recall", "hello"]).env("SLM_RANKING", "v9").output().unwrap();
+    let out = env
+        .cmd(&["recall", "hello"])
+        .env("SLM_RANKING", "v9")
+        .output()
+        .unwrap();
     assert_eq!(code(&out), 2);
-    let out = env.cmd(&["recall", "hello", "--json"]).env("SLM_RANKING", "v2").output().unwrap();
+    let out = env
+        .cmd(&["recall", "hello", "--json"])
+        .env("SLM_RANKING", "v2")
+        .output()
+        .unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["ranking_mode"]["requested"], "v2");
     assert_eq!(v["ranking_mode"]["applied"], false);
-    assert!(v["note"].as_str().unwrap().contains("not available in this version"));
+    assert!(
+        v["note"]
+            .as_str()
+            .unwrap()
+            .contains("not available in this version")
+    );
 }
 
 #[test]
@@ -161,10 +252,20 @@ fn score_contract_and_explain_are_complete() {
     let env = Env::new();
     env.remember("We chose Postgres for the analytics warehouse", &[]);
     env.remember("We chose Redis for the session cache", &[]);
-    let v = env.recall("Which database did we choose for analytics?", &["--explain"]);
+    let v = env.recall(
+        "Which database did we choose for analytics?",
+        &["--explain"],
+    );
     assert_eq!(v["calibration_status"], "uncalibrated");
     assert!(v["answer_confidence"].is_null());
-    for k in ["query_class", "channel_weights", "channel_status", "reranker_status", "timing_ms", "tier"] {
+    for k in [
+        "query_class",
+        "channel_weights",
+        "channel_status",
+        "reranker_status",
+        "timing_ms",
+        "tier",
+    ] {
         assert!(!v[k].is_null(), "{k} missing: {v}");
     }
     assert_eq!(v["reranker_status"]["state"], "not_configured");
@@ -177,12 +278,29 @@ fn score_contract_and_explain_are_complete() {
         }
     }
     let e = &v["explain"];
-    for k in ["classified", "channels", "fused", "boosts", "floor", "support", "final_order"] {
+    for k in [
+        "classified",
+        "channels",
+        "fused",
+        "boosts",
+        "floor",
+        "support",
+        "final_order",
+    ] {
         assert!(!e[k].is_null(), "explain.{k} missing");
     }
-    let human = env.run(&["recall", "Which database did we choose for analytics?", "--explain", "--color", "never"]);
+    let human = env.run(&[
+        "recall",
+        "Which database did we choose for analytics?",
+        "--explain",
+        "--color",
+        "never",
+    ]);
     let s = String::from_utf8_lossy(&human.stdout);
-    assert!(s.contains("explain") && s.contains("floor:") && s.contains("support"), "{s}");
+    assert!(
+        s.contains("explain") && s.contains("floor:") && s.contains("support"),
+        "{s}"
+    );
 }
 
 #[test]
@@ -192,7 +310,10 @@ fn a_configured_but_missing_reranker_keeps_the_fused_order_and_says_so() {
     let v = env.recall("Postgres for the analytics warehouse", &[]);
     let st = v["reranker_status"]["state"].as_str().unwrap();
     assert!(st == "unavailable" || st == "loading", "{v}");
-    assert_eq!(v["warming_up"], true, "a recall without its reranker is labelled warming");
+    assert_eq!(
+        v["warming_up"], true,
+        "a recall without its reranker is labelled warming"
+    );
     assert!(!ids(&v).is_empty());
 }
 
@@ -212,9 +333,17 @@ fn v034_snazzle_is_not_supported_by_either_memory() {
 #[test]
 fn an_id_and_hash_memory_does_not_support_a_nonsense_question() {
     let env = Env::new();
-    env.remember("commit 3f9a1c2e7b sha256 d41d8cd98f00b204e9800998ecf8427e id 77ab12 ref 0x9f", &[]);
+    env.remember(
+        "commit 3f9a1c2e7b sha256 d41d8cd98f00b204e9800998ecf8427e id 77ab12 ref 0x9f",
+        &[],
+    );
     env.remember("Lunch with the design team on Thursday", &[]);
-    for q in ["zorp flanngle quizzit?", "what is the wumbo of the fleeb", "hjkl hjkl hjkl", "the a an of"] {
+    for q in [
+        "zorp flanngle quizzit?",
+        "what is the wumbo of the fleeb",
+        "hjkl hjkl hjkl",
+        "the a an of",
+    ] {
         let v = env.recall(q, &[]);
         assert_eq!(v["tier"], "none", "{q}: {v}");
         assert!(ids(&v).is_empty());
@@ -224,9 +353,15 @@ fn an_id_and_hash_memory_does_not_support_a_nonsense_question() {
 #[test]
 fn a_real_question_with_an_answer_is_supported() {
     let env = Env::new();
-    let id = env.remember("We chose Postgres for the analytics warehouse because of its window functions", &[]);
+    let id = env.remember(
+        "We chose Postgres for the analytics warehouse because of its window functions",
+        &[],
+    );
     env.remember("Lunch with the design team on Thursday", &[]);
-    let v = env.recall("Which database did we choose for the analytics warehouse?", &[]);
+    let v = env.recall(
+        "Which database did we choose for the analytics warehouse?",
+        &[],
+    );
     assert_eq!(v["tier"], "supported", "{v}");
     assert_eq!(ids(&v).first(), Some(&id));
     assert_eq!(v["results"][0]["tier"], "supported");
@@ -240,12 +375,24 @@ fn related_for_people_empty_for_agents_unless_asked() {
     let q = "What did the billing team decide about invoices?";
     let v = env.recall(q, &[]);
     if v["tier"] == "related" {
-        assert_eq!(v["note"], "I don't have this exactly — here are the closest memories.");
+        assert_eq!(
+            v["note"],
+            "I don't have this exactly — here are the closest memories."
+        );
         assert!(v["results"].as_array().unwrap().len() <= 3);
-        assert!(v["results"].as_array().unwrap().iter().all(|r| r["tier"] == "related"));
+        assert!(
+            v["results"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|r| r["tier"] == "related")
+        );
         let a = env.recall(q, &["--agent"]);
         assert!(ids(&a).is_empty());
-        assert_eq!(a["note"], "I don't have this exactly. Closer memories exist; ask with include_related to see them.");
+        assert_eq!(
+            a["note"],
+            "I don't have this exactly. Closer memories exist; ask with include_related to see them."
+        );
         let a = env.recall(q, &["--agent", "--include-related"]);
         assert_eq!(ids(&a), ids(&v));
         let human = env.run(&["recall", q, "--color", "never"]);
@@ -260,11 +407,20 @@ fn show_weak_lists_weak_matches_labelled() {
     let env = Env::new();
     env.remember("We chose Postgres for the analytics warehouse", &[]);
     env.remember("The analytics team likes dashboards", &[]);
-    let v = env.recall("Which database did we choose for the analytics warehouse?", &["--show-weak"]);
+    let v = env.recall(
+        "Which database did we choose for the analytics warehouse?",
+        &["--show-weak"],
+    );
     for w in v["weak"].as_array().unwrap() {
         assert_eq!(w["tier"], "weak");
     }
-    let human = env.run(&["recall", "zorp flanngle quizzit?", "--show-weak", "--color", "never"]);
+    let human = env.run(&[
+        "recall",
+        "zorp flanngle quizzit?",
+        "--show-weak",
+        "--color",
+        "never",
+    ]);
     let s = String::from_utf8_lossy(&human.stdout);
     assert!(s.starts_with("none"), "{s}");
 }
@@ -272,10 +428,29 @@ fn show_weak_lists_weak_matches_labelled() {
 #[test]
 fn present_tense_is_answered_from_the_newest_memories() {
     let env = Env::new();
-    env.remember("Started the migration of the billing service to Rust", &["--at", "2023-05-01"]);
-    let newest = env.remember("Writing the importer's resume logic for slm", &["--at", "2023-05-09"]);
-    env.remember("session ended", &["--at", "2023-05-10T11:00:00Z", "--source", "hook"]);
-    env.remember("please make the importer faster", &["--at", "2023-05-10T11:30:00Z", "--kind", "prompt", "--source", "captured_prompt"]);
+    env.remember(
+        "Started the migration of the billing service to Rust",
+        &["--at", "2023-05-01"],
+    );
+    let newest = env.remember(
+        "Writing the importer's resume logic for slm",
+        &["--at", "2023-05-09"],
+    );
+    env.remember(
+        "session ended",
+        &["--at", "2023-05-10T11:00:00Z", "--source", "hook"],
+    );
+    env.remember(
+        "please make the importer faster",
+        &[
+            "--at",
+            "2023-05-10T11:30:00Z",
+            "--kind",
+            "prompt",
+            "--source",
+            "captured_prompt",
+        ],
+    );
     let v = env.recall("What am I working on?", &[]);
     assert_eq!(v["tier"], "supported", "{v}");
     assert_eq!(ids(&v).first(), Some(&newest), "{v}");
@@ -290,21 +465,43 @@ fn bookkeeping_is_flagged_left_out_of_answers_and_still_listable() {
     env.remember("Refactored src/main.rs into a thin entry point", &[]);
     let r = env.recall("What changed in src/main.rs?", &[]);
     assert!(!ids(&r).contains(&bk), "{r}");
-    let listed: Vec<i64> = env.json(&["list"])["memories"].as_array().unwrap().iter().map(|m| m["id"].as_i64().unwrap()).collect();
+    let listed: Vec<i64> = env.json(&["list"])["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_i64().unwrap())
+        .collect();
     assert!(!listed.contains(&bk));
-    let all: Vec<i64> = env.json(&["list", "--all"])["memories"].as_array().unwrap().iter().map(|m| m["id"].as_i64().unwrap()).collect();
+    let all: Vec<i64> = env.json(&["list", "--all"])["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_i64().unwrap())
+        .collect();
     assert!(all.contains(&bk));
 }
 
 #[test]
 fn captured_prompts_rank_as_requests() {
     let env = Env::new();
-    let prompt = env.remember("Please refactor the billing module into smaller crates", &["--kind", "prompt", "--source", "captured_prompt"]);
-    let note = env.remember("Refactored the billing module into three smaller crates", &[]);
+    let prompt = env.remember(
+        "Please refactor the billing module into smaller crates",
+        &["--kind", "prompt", "--source", "captured_prompt"],
+    );
+    let note = env.remember(
+        "Refactored the billing module into three smaller crates",
+        &[],
+    );
     let v = env.recall("billing module refactor into crates", &[]);
     let got = ids(&v);
-    let (p, n) = (got.iter().position(|x| *x == prompt), got.iter().position(|x| *x == note));
-    assert!(n.is_some() && (p.is_none() || p > n), "the saved note comes before the request: {v}");
+    let (p, n) = (
+        got.iter().position(|x| *x == prompt),
+        got.iter().position(|x| *x == note),
+    );
+    assert!(
+        n.is_some() && (p.is_none() || p > n),
+        "the saved note comes before the request: {v}"
+    );
     let v = env.recall("What did I ask for about the billing module?", &[]);
     assert_eq!(ids(&v).first(), Some(&prompt), "{v}");
 }
@@ -316,10 +513,16 @@ fn warming_up_never_says_not_in_memory() {
     let v = env.recall("How often do we rotate TLS certificates?", &[]);
     assert_eq!(v["warming_up"], true);
     assert_eq!(v["tier"], "related");
-    assert!(v["note"].as_str().unwrap().contains("still warming up"), "{v}");
+    assert!(
+        v["note"].as_str().unwrap().contains("still warming up"),
+        "{v}"
+    );
     assert!(v["results"].as_array().unwrap().len() <= 5);
     let v = env.recall("zorp flanngle quizzit?", &[]);
-    assert_ne!(v["tier"], "none", "nothing was measured, so never none: {v}");
+    assert_ne!(
+        v["tier"], "none",
+        "nothing was measured, so never none: {v}"
+    );
 }
 
 #[test]
@@ -328,11 +531,19 @@ fn both_switches_bring_back_the_ungated_behaviour() {
     env.remember("v0.3.4 fixed the crash in the importer", &[]);
     let gated = env.recall("v0.3.4 snazzle", &[]);
     assert_eq!(gated["tier"], "none");
-    let out = env.cmd(&["recall", "v0.3.4 snazzle", "--json"]).env("SLM_RECALL_NO_SUPPORT_GATE", "1").output().unwrap();
+    let out = env
+        .cmd(&["recall", "v0.3.4 snazzle", "--json"])
+        .env("SLM_RECALL_NO_SUPPORT_GATE", "1")
+        .output()
+        .unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["support_gate"], false);
     assert!(!ids(&v).is_empty(), "{v}");
-    std::fs::write(env.path("settings.json"), r#"{"retrieval": {"answer_support_gate": false}}"#).unwrap();
+    std::fs::write(
+        env.path("settings.json"),
+        r#"{"retrieval": {"answer_support_gate": false}}"#,
+    )
+    .unwrap();
     let v = env.recall("v0.3.4 snazzle", &[]);
     assert_eq!(v["support_gate"], false);
     assert!(!ids(&v).is_empty());
@@ -341,7 +552,10 @@ fn both_switches_bring_back_the_ungated_behaviour() {
 #[test]
 fn depth_zero_one_two_and_expand() {
     let env = Env::new();
-    let a = env.remember("Caroline adopted a rescue dog named Biscuit", &["--session", "s1"]);
+    let a = env.remember(
+        "Caroline adopted a rescue dog named Biscuit",
+        &["--session", "s1"],
+    );
     env.remember("Biscuit loves the beach", &["--session", "s1"]);
     let v0 = env.recall("What did Caroline adopt?", &["--depth", "0"]);
     assert!(v0["results"][0]["text"].is_null() && v0["results"][0]["preview"].is_string());
@@ -349,10 +563,16 @@ fn depth_zero_one_two_and_expand() {
     assert!(v1["results"][0]["text"].is_string());
     let v2 = env.recall("What did Caroline adopt?", &["--depth", "2"]);
     let items = v2["results"][0]["context"]["items"].as_array().unwrap();
-    assert!(items.iter().any(|i| i["relation"] == "same_session"), "{v2}");
+    assert!(
+        items.iter().any(|i| i["relation"] == "same_session"),
+        "{v2}"
+    );
     let e = env.json(&["expand", &a.to_string()]);
     assert!(!e["context"]["items"].as_array().unwrap().is_empty());
-    assert_eq!(code(&env.run(&["expand", &a.to_string(), "--profile", "other"])), 2);
+    assert_eq!(
+        code(&env.run(&["expand", &a.to_string(), "--profile", "other"])),
+        2
+    );
 }
 
 #[test]

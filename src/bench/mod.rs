@@ -23,7 +23,10 @@ use serde_json::json;
 use std::path::Path;
 use std::time::Instant;
 
-const NAMES: &[&str] = &["Avery", "Blake", "Casey", "Devon", "Emery", "Finley", "Harper", "Jordan", "Kai", "Logan", "Morgan", "Quinn", "Riley", "Sage"];
+const NAMES: &[&str] = &[
+    "Avery", "Blake", "Casey", "Devon", "Emery", "Finley", "Harper", "Jordan", "Kai", "Logan",
+    "Morgan", "Quinn", "Riley", "Sage",
+];
 
 pub fn run(c: BenchCommand, g: &GlobalArgs, style: Style) -> Result<i32> {
     match c {
@@ -36,7 +39,10 @@ pub fn run(c: BenchCommand, g: &GlobalArgs, style: Style) -> Result<i32> {
 pub fn synthetic(data: &Path, n: usize) -> Result<Vec<NewMemory>> {
     let mut q = locomo::Quirks::default();
     let convs = locomo::load(data, &[], &mut q)?;
-    let turns: Vec<(&str, &locomo::Turn)> = convs.iter().flat_map(|c| c.turns.iter().map(move |t| (c.sample_id.as_str(), t))).collect();
+    let turns: Vec<(&str, &locomo::Turn)> = convs
+        .iter()
+        .flat_map(|c| c.turns.iter().map(move |t| (c.sample_id.as_str(), t)))
+        .collect();
     if turns.is_empty() {
         return Err(Error::Input(format!("{}: no turns", data.display())));
     }
@@ -44,12 +50,20 @@ pub fn synthetic(data: &Path, n: usize) -> Result<Vec<NewMemory>> {
     for i in 0..n {
         let r = i / turns.len();
         let (conv, t) = turns[i % turns.len()];
-        let speaker = if r == 0 { t.speaker.clone() } else { NAMES[(r + t.speaker.len()) % NAMES.len()].to_string() };
+        let speaker = if r == 0 {
+            t.speaker.clone()
+        } else {
+            NAMES[(r + t.speaker.len()) % NAMES.len()].to_string()
+        };
         out.push(NewMemory {
             text: format!("{speaker}: {}", t.text),
             kind: Some(crate::memory::Kind::Event),
             source: Some(crate::memory::Source::Import),
-            profile: Some(if r % 5 == 4 { format!("bench-{r}") } else { crate::DEFAULT_PROFILE.into() }),
+            profile: Some(if r % 5 == 4 {
+                format!("bench-{r}")
+            } else {
+                crate::DEFAULT_PROFILE.into()
+            }),
             session_id: Some(format!("r{r}:{conv}:s{}", t.session)),
             speaker: Some(speaker),
             event_at: Some(t.at + r as i64 * 97 * 86_400_000),
@@ -63,7 +77,15 @@ pub fn synthetic(data: &Path, n: usize) -> Result<Vec<NewMemory>> {
 fn peak_rss_mb() -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l.split_whitespace().nth(1).unwrap_or("0").parse::<f64>().unwrap_or(0.0)))
+        .and_then(|s| {
+            s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| {
+                l.split_whitespace()
+                    .nth(1)
+                    .unwrap_or("0")
+                    .parse::<f64>()
+                    .unwrap_or(0.0)
+            })
+        })
         .unwrap_or(0.0)
         / 1024.0
 }
@@ -71,7 +93,15 @@ fn peak_rss_mb() -> f64 {
 fn rss_mb() -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:")).map(|l| l.split_whitespace().nth(1).unwrap_or("0").parse::<f64>().unwrap_or(0.0)))
+        .and_then(|s| {
+            s.lines().find(|l| l.starts_with("VmRSS:")).map(|l| {
+                l.split_whitespace()
+                    .nth(1)
+                    .unwrap_or("0")
+                    .parse::<f64>()
+                    .unwrap_or(0.0)
+            })
+        })
         .unwrap_or(0.0)
         / 1024.0
 }
@@ -79,7 +109,17 @@ fn rss_mb() -> f64 {
 fn dir_size_mb(p: &Path) -> f64 {
     fn walk(p: &Path) -> u64 {
         std::fs::read_dir(p)
-            .map(|rd| rd.flatten().map(|e| if e.path().is_dir() { walk(&e.path()) } else { e.metadata().map(|m| m.len()).unwrap_or(0) }).sum())
+            .map(|rd| {
+                rd.flatten()
+                    .map(|e| {
+                        if e.path().is_dir() {
+                            walk(&e.path())
+                        } else {
+                            e.metadata().map(|m| m.len()).unwrap_or(0)
+                        }
+                    })
+                    .sum()
+            })
             .unwrap_or(0)
     }
     walk(p) as f64 / 1_048_576.0
@@ -95,11 +135,19 @@ fn pct(v: &mut [f64], p: f64) -> f64 {
 
 fn ingest(a: BenchIngestArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
     let items = synthetic(&a.data, a.memories)?;
-    let dir = crate::eval::tempdir::TempDir::new("slm-bench-ingest").map_err(|e| Error::io("temp dir", e))?;
+    let dir = crate::eval::tempdir::TempDir::new("slm-bench-ingest")
+        .map_err(|e| Error::io("temp dir", e))?;
     let paths = Paths::at(dir.path(), &Paths::from_env().cache);
-    let engine = Engine::open(paths, OpenOptions { model: ModelMode::Load })?;
+    let engine = Engine::open(
+        paths,
+        OpenOptions {
+            model: ModelMode::Load,
+        },
+    )?;
     if engine.embedder().is_none() {
-        return Err(Error::Model("bench ingest measures embedding throughput and needs the model".into()));
+        return Err(Error::Model(
+            "bench ingest measures embedding throughput and needs the model".into(),
+        ));
     }
     let pb = crate::progress::bar(items.len() as u64, "ingesting");
     let t = Instant::now();
@@ -113,19 +161,29 @@ fn ingest(a: BenchIngestArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
     pb.finish_and_clear();
     let pending = engine.pending_embeddings()?;
     // remember → keyword-findable, one memory at a time (the SQLite commit is the acknowledgement).
-    let vis = crate::index::bm25::Visibility { profile: crate::DEFAULT_PROFILE.into(), shared: false, global: false };
+    let vis = crate::index::bm25::Visibility {
+        profile: crate::DEFAULT_PROFILE.into(),
+        shared: false,
+        global: false,
+    };
     let mut ack_to_findable = Vec::new();
     let mut remember_ms = Vec::new();
     for i in 0..20 {
         let code = format!("zqx{i}bench");
         let t0 = Instant::now();
-        let r = engine.remember(NewMemory { text: format!("probe {code} for keyword latency"), ..Default::default() })?;
+        let r = engine.remember(NewMemory {
+            text: format!("probe {code} for keyword latency"),
+            ..Default::default()
+        })?;
         remember_ms.push(t0.elapsed().as_secs_f64() * 1000.0);
         let t1 = Instant::now();
         let hits = engine.bm25_search(&[code], &vis, 1)?;
         ack_to_findable.push(t1.elapsed().as_secs_f64() * 1000.0);
         if hits.first().map(|h| h.0) != Some(r.id) {
-            return Err(Error::Other(format!("memory {} was not keyword-findable after its acknowledgement", r.id)));
+            return Err(Error::Other(format!(
+                "memory {} was not keyword-findable after its acknowledgement",
+                r.id
+            )));
         }
     }
     let body = json!({
@@ -147,11 +205,17 @@ fn ingest(a: BenchIngestArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
              remember p50 {:.1} ms (inline embedding in this warm process); acknowledged → keyword-findable p50 {:.2} ms, max {:.2} ms\n\
              store {:.1} MB, peak RSS {:.0} MB, {} cores",
             items.len(),
-            body["memories_per_s_with_embeddings"].as_f64().unwrap_or(0.0),
+            body["memories_per_s_with_embeddings"]
+                .as_f64()
+                .unwrap_or(0.0),
             embedded_s,
             body["remember_ms_p50"].as_f64().unwrap_or(0.0),
-            body["ack_to_keyword_findable_ms_p50"].as_f64().unwrap_or(0.0),
-            body["ack_to_keyword_findable_ms_max"].as_f64().unwrap_or(0.0),
+            body["ack_to_keyword_findable_ms_p50"]
+                .as_f64()
+                .unwrap_or(0.0),
+            body["ack_to_keyword_findable_ms_max"]
+                .as_f64()
+                .unwrap_or(0.0),
             body["store_mb"].as_f64().unwrap_or(0.0),
             body["peak_rss_mb"].as_f64().unwrap_or(0.0),
             body["cores"]
@@ -171,7 +235,12 @@ fn bench_store(data: &Path, n: usize) -> Result<(Engine, std::path::PathBuf)> {
     if !done.exists() {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).map_err(|e| Error::io("creating the bench store", e))?;
-        let engine = Engine::open(paths.clone(), OpenOptions { model: ModelMode::Load })?;
+        let engine = Engine::open(
+            paths.clone(),
+            OpenOptions {
+                model: ModelMode::Load,
+            },
+        )?;
         let items = synthetic(data, n)?;
         let pb = crate::progress::bar(items.len() as u64, "building");
         for chunk in items.chunks(256) {
@@ -183,7 +252,12 @@ fn bench_store(data: &Path, n: usize) -> Result<(Engine, std::path::PathBuf)> {
         drop(engine);
         std::fs::write(&done, b"ok").map_err(|e| Error::io("marking the bench store", e))?;
     }
-    let engine = Engine::open(paths, OpenOptions { model: ModelMode::Load })?;
+    let engine = Engine::open(
+        paths,
+        OpenOptions {
+            model: ModelMode::Load,
+        },
+    )?;
     Ok((engine, dir))
 }
 
@@ -202,7 +276,11 @@ fn recall(a: BenchRecallArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
         crate::recall::run(&engine, &crate::eval::request(qs, now_ms, 10, false))?;
     }
     let mut rows = Vec::new();
-    let mut human = format!("recall bench: {} memories, {} questions, warm in-process engine\n", engine.count()?, questions.len());
+    let mut human = format!(
+        "recall bench: {} memories, {} questions, warm in-process engine\n",
+        engine.count()?,
+        questions.len()
+    );
     for &c in &a.concurrency {
         let c = c.max(1);
         let timings = std::sync::Mutex::new(Vec::new());
@@ -217,7 +295,10 @@ fn recall(a: BenchRecallArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
                             break;
                         }
                         let t = Instant::now();
-                        if let Ok(r) = crate::recall::run(&engine, &crate::eval::request(&questions[i], now_ms, 10, false)) {
+                        if let Ok(r) = crate::recall::run(
+                            &engine,
+                            &crate::eval::request(&questions[i], now_ms, 10, false),
+                        ) {
                             let mut tm = r.timing_ms.clone();
                             tm.insert("end_to_end".into(), t.elapsed().as_secs_f64() * 1000.0);
                             timings.lock().expect("lock").push(tm);
@@ -228,11 +309,15 @@ fn recall(a: BenchRecallArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
         });
         let wall_s = wall.elapsed().as_secs_f64();
         let timings = timings.into_inner().expect("lock");
-        let keys: std::collections::BTreeSet<String> = timings.iter().flat_map(|t| t.keys().cloned()).collect();
+        let keys: std::collections::BTreeSet<String> =
+            timings.iter().flat_map(|t| t.keys().cloned()).collect();
         let mut stages = serde_json::Map::new();
         for k in &keys {
             let mut v: Vec<f64> = timings.iter().filter_map(|t| t.get(k).copied()).collect();
-            stages.insert(k.clone(), json!({"p50": pct(&mut v, 0.5), "p90": pct(&mut v, 0.9), "p99": pct(&mut v, 0.99)}));
+            stages.insert(
+                k.clone(),
+                json!({"p50": pct(&mut v, 0.5), "p90": pct(&mut v, 0.9), "p99": pct(&mut v, 0.99)}),
+            );
         }
         let e2e = stages.get("end_to_end").cloned().unwrap_or_default();
         human.push_str(&format!(
@@ -245,7 +330,12 @@ fn recall(a: BenchRecallArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
         for k in &keys {
             if k != "end_to_end" {
                 let s = &stages[k];
-                human.push_str(&format!("    {k:<20} p50 {:>7.2}  p90 {:>7.2}  p99 {:>7.2}\n", s["p50"].as_f64().unwrap_or(0.0), s["p90"].as_f64().unwrap_or(0.0), s["p99"].as_f64().unwrap_or(0.0)));
+                human.push_str(&format!(
+                    "    {k:<20} p50 {:>7.2}  p90 {:>7.2}  p99 {:>7.2}\n",
+                    s["p50"].as_f64().unwrap_or(0.0),
+                    s["p90"].as_f64().unwrap_or(0.0),
+                    s["p99"].as_f64().unwrap_or(0.0)
+                ));
             }
         }
         rows.push(json!({"concurrency": c, "recalls": timings.len(), "recalls_per_s": timings.len() as f64 / wall_s, "stages_ms": stages}));
@@ -259,7 +349,12 @@ fn recall(a: BenchRecallArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
         "store_mb": dir_size_mb(&dir),
         "store_dir": dir.display().to_string(),
     });
-    human.push_str(&format!("RSS {:.0} MB (peak {:.0} MB), store {:.1} MB", rss_mb(), peak_rss_mb(), dir_size_mb(&dir)));
+    human.push_str(&format!(
+        "RSS {:.0} MB (peak {:.0} MB), store {:.1} MB",
+        rss_mb(),
+        peak_rss_mb(),
+        dir_size_mb(&dir)
+    ));
     crate::cli::emit_pub(style, "bench", body, || human)?;
     Ok(0)
 }

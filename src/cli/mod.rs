@@ -17,7 +17,11 @@ pub fn run() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
-            let code = if e.use_stderr() { crate::error::EXIT_USAGE } else { 0 };
+            let code = if e.use_stderr() {
+                crate::error::EXIT_USAGE
+            } else {
+                0
+            };
             let _ = e.print();
             return code;
         }
@@ -91,14 +95,18 @@ fn dispatch(cli: Cli, style: Style) -> Result<i32> {
 fn emit_raw(bytes: &[u8]) -> Result<i32> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
-    out.write_all(bytes).and_then(|_| out.flush()).map_err(|e| Error::io("writing to stdout", e))?;
+    out.write_all(bytes)
+        .and_then(|_| out.flush())
+        .map_err(|e| Error::io("writing to stdout", e))?;
     Ok(0)
 }
 
 /// The man page, generated from the clap definitions.
 pub fn man_page() -> Vec<u8> {
     let mut out = Vec::new();
-    clap_mangen::Man::new(Cli::command()).render(&mut out).expect("rendering to memory cannot fail");
+    clap_mangen::Man::new(Cli::command())
+        .render(&mut out)
+        .expect("rendering to memory cannot fail");
     out
 }
 
@@ -110,16 +118,29 @@ pub fn completion(shell: clap_complete::Shell) -> Vec<u8> {
 }
 
 /// Print human text or the JSON envelope; maps a closed pipe to a quiet exit.
-pub(crate) fn emit(style: Style, command: &str, json: serde_json::Value, human: impl FnOnce() -> String) -> Result<()> {
-    let r = if style.json { output::print_json(&output::envelope(command, json)) } else { output::print(&human()) };
+pub(crate) fn emit(
+    style: Style,
+    command: &str,
+    json: serde_json::Value,
+    human: impl FnOnce() -> String,
+) -> Result<()> {
+    let r = if style.json {
+        output::print_json(&output::envelope(command, json))
+    } else {
+        output::print(&human())
+    };
     r.map_err(|e| Error::io("writing to stdout", e))
 }
 
 pub(crate) fn parse_kind(s: &Option<String>) -> Result<Option<crate::memory::Kind>> {
     s.as_deref()
         .map(|v| {
-            crate::memory::Kind::parse(v)
-                .ok_or_else(|| Error::Usage(format!("--kind {v:?}: expected one of {}", crate::memory::Kind::names())))
+            crate::memory::Kind::parse(v).ok_or_else(|| {
+                Error::Usage(format!(
+                    "--kind {v:?}: expected one of {}",
+                    crate::memory::Kind::names()
+                ))
+            })
         })
         .transpose()
 }
@@ -127,13 +148,21 @@ pub(crate) fn parse_kind(s: &Option<String>) -> Result<Option<crate::memory::Kin
 pub(crate) fn parse_scope(s: &Option<String>) -> Result<Option<crate::memory::Scope>> {
     s.as_deref()
         .map(|v| {
-            crate::memory::Scope::parse(v)
-                .ok_or_else(|| Error::Usage(format!("--scope {v:?}: expected one of {}", crate::memory::Scope::names())))
+            crate::memory::Scope::parse(v).ok_or_else(|| {
+                Error::Usage(format!(
+                    "--scope {v:?}: expected one of {}",
+                    crate::memory::Scope::names()
+                ))
+            })
         })
         .transpose()
 }
 
-pub(crate) fn parse_time(flag: &str, v: &Option<String>, now: chrono::DateTime<chrono::Utc>) -> Result<Option<i64>> {
+pub(crate) fn parse_time(
+    flag: &str,
+    v: &Option<String>,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<Option<i64>> {
     v.as_deref()
         .map(|s| {
             crate::timeparse::parse_point(s, now)
@@ -147,7 +176,9 @@ pub(crate) fn parse_time(flag: &str, v: &Option<String>, now: chrono::DateTime<c
 pub(crate) fn read_stdin() -> Result<String> {
     use std::io::Read;
     let mut buf = Vec::new();
-    std::io::stdin().read_to_end(&mut buf).map_err(|e| Error::io("reading standard input", e))?;
+    std::io::stdin()
+        .read_to_end(&mut buf)
+        .map_err(|e| Error::io("reading standard input", e))?;
     String::from_utf8(buf).map_err(|e| {
         Error::Input(format!(
             "standard input is not valid UTF-8 (first bad byte at offset {}); nothing was stored",
@@ -157,6 +188,11 @@ pub(crate) fn read_stdin() -> Result<String> {
 }
 
 /// `emit` for the measurement commands outside `cli`.
-pub fn emit_pub(style: Style, command: &str, json: serde_json::Value, human: impl FnOnce() -> String) -> Result<()> {
+pub fn emit_pub(
+    style: Style,
+    command: &str,
+    json: serde_json::Value,
+    human: impl FnOnce() -> String,
+) -> Result<()> {
     emit(style, command, json, human)
 }

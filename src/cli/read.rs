@@ -28,7 +28,10 @@ pub fn list(a: ListArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
         if ms.is_empty() {
             return "no memories yet; `slm remember \"…\"` saves one".into();
         }
-        ms.iter().map(|m| line(m, style)).collect::<Vec<_>>().join("\n")
+        ms.iter()
+            .map(|m| line(m, style))
+            .collect::<Vec<_>>()
+            .join("\n")
     })?;
     Ok(0)
 }
@@ -59,7 +62,12 @@ pub fn show(a: ShowArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
     check_profile(&engine, a.id, g)?;
     let m = engine.get(a.id)?.ok_or(Error::NotFound(a.id))?;
     emit(style, "show", json!({ "memory": m }), || {
-        let mut s = format!("{} {}\n\n{}\n", style.bold("memory"), m.id, style.text(&m.text));
+        let mut s = format!(
+            "{} {}\n\n{}\n",
+            style.bold("memory"),
+            m.id,
+            style.text(&m.text)
+        );
         s.push_str(&format!(
             "\nkind {}  source {}  profile {}  scope {}\nevent {}  saved {}",
             m.kind,
@@ -90,13 +98,21 @@ pub fn reindex(_g: &GlobalArgs, style: Style) -> Result<i32> {
     let engine = open(ModelMode::Load)?;
     let (n, embedded) = engine.reindex()?;
     let model = engine.model_status().map(|s| s.detail.clone());
-    emit(style, "reindex", json!({ "memories": n, "embedded": embedded, "model_missing": model }), || {
-        let mut s = format!("rebuilt the indexes over {n} memories ({embedded} newly embedded)");
-        if let Some(m) = &model {
-            s.push_str(&format!("\nno embedding model ({m}): the vector index was not built"));
-        }
-        s
-    })?;
+    emit(
+        style,
+        "reindex",
+        json!({ "memories": n, "embedded": embedded, "model_missing": model }),
+        || {
+            let mut s =
+                format!("rebuilt the indexes over {n} memories ({embedded} newly embedded)");
+            if let Some(m) = &model {
+                s.push_str(&format!(
+                    "\nno embedding model ({m}): the vector index was not built"
+                ));
+            }
+            s
+        },
+    )?;
     Ok(0)
 }
 
@@ -104,18 +120,28 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
     let engine = open(ModelMode::Load)?;
     let count = engine.count()?;
     let generation = engine.generation()?;
-    let integrity = engine.reader().and_then(|r| r.integrity_check()).unwrap_or_else(|e| e.to_string());
+    let integrity = engine
+        .reader()
+        .and_then(|r| r.integrity_check())
+        .unwrap_or_else(|e| e.to_string());
     let bm25 = engine.bm25_health();
     let vectors = engine.vector_health();
     let pending = engine.pending_embeddings()?;
     let (model, probe) = match engine.embedder() {
         Some(e) => {
-            let probe = e.embed(&["slm doctor probe: is the model alive?"]).map(|mut v| v.pop().unwrap_or_default());
+            let probe = e
+                .embed(&["slm doctor probe: is the model alive?"])
+                .map(|mut v| v.pop().unwrap_or_default());
             let probe = match probe {
-                Ok(v) => json!({ "dimension": v.len(), "norm": v.iter().map(|x| x * x).sum::<f32>().sqrt(), "first": &v[..v.len().min(4)] }),
+                Ok(v) => {
+                    json!({ "dimension": v.len(), "norm": v.iter().map(|x| x * x).sum::<f32>().sqrt(), "first": &v[..v.len().min(4)] })
+                }
                 Err(e) => json!({ "error": e.to_string() }),
             };
-            (json!({ "state": "loaded", "id": e.id(), "dimension": e.dim(), "similarity_floor": e.similarity_floor() }), probe)
+            (
+                json!({ "state": "loaded", "id": e.id(), "dimension": e.dim(), "similarity_floor": e.similarity_floor() }),
+                probe,
+            )
         }
         None => (json!(engine.model_status()), json!(null)),
     };
@@ -133,14 +159,43 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
     });
     emit(style, "doctor", body.clone(), || {
         let mut s = String::new();
-        let mark = |good: bool| if good { style.green("ok  ") } else { style.red("FIX ") };
-        s.push_str(&format!("{}store      {} ({count} memories, generation {generation}, integrity {integrity})\n", mark(integrity == "ok"), engine.paths.store().display()));
-        s.push_str(&format!("{}keywords   {:?}, {} documents\n", mark(bm25.usable()), bm25, engine.num_docs()));
+        let mark = |good: bool| {
+            if good {
+                style.green("ok  ")
+            } else {
+                style.red("FIX ")
+            }
+        };
+        s.push_str(&format!(
+            "{}store      {} ({count} memories, generation {generation}, integrity {integrity})\n",
+            mark(integrity == "ok"),
+            engine.paths.store().display()
+        ));
+        s.push_str(&format!(
+            "{}keywords   {:?}, {} documents\n",
+            mark(bm25.usable()),
+            bm25,
+            engine.num_docs()
+        ));
         match engine.embedder() {
             Some(e) => {
-                s.push_str(&format!("{}model      {} ({}-d)\n", mark(true), e.id(), e.dim()));
-                s.push_str(&format!("{}probe      {}\n", mark(probe.get("dimension").is_some()), probe));
-                s.push_str(&format!("{}vectors    {:?}, {} pending embeddings\n", mark(vectors.usable()), vectors, pending));
+                s.push_str(&format!(
+                    "{}model      {} ({}-d)\n",
+                    mark(true),
+                    e.id(),
+                    e.dim()
+                ));
+                s.push_str(&format!(
+                    "{}probe      {}\n",
+                    mark(probe.get("dimension").is_some()),
+                    probe
+                ));
+                s.push_str(&format!(
+                    "{}vectors    {:?}, {} pending embeddings\n",
+                    mark(vectors.usable()),
+                    vectors,
+                    pending
+                ));
             }
             None => {
                 let st = engine.model_status();
@@ -148,7 +203,9 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
                     "{}model      {}\n     recall runs keyword-only until this is fixed{}\n",
                     mark(false),
                     st.map(|m| m.detail.clone()).unwrap_or_default(),
-                    st.and_then(|m| m.fix.clone()).map(|f| format!("; run: {f}")).unwrap_or_default()
+                    st.and_then(|m| m.fix.clone())
+                        .map(|f| format!("; run: {f}"))
+                        .unwrap_or_default()
                 ));
             }
         }

@@ -15,14 +15,21 @@ use serde_json::json;
 pub fn resolve(a: &RecallArgs, g: &GlobalArgs) -> Result<RecallRequest> {
     crate::recall::validate_query(&a.query)?;
     if a.depth > 2 {
-        return Err(Error::Usage(format!("--depth {}: expected 0, 1 or 2", a.depth)));
+        return Err(Error::Usage(format!(
+            "--depth {}: expected 0, 1 or 2",
+            a.depth
+        )));
     }
     if a.max_tokens == Some(0) {
-        return Err(Error::Usage("--max-tokens 0: expected a positive number".into()));
+        return Err(Error::Usage(
+            "--max-tokens 0: expected a positive number".into(),
+        ));
     }
     if let Some(b) = a.budget_s {
         if !(b.is_finite() && b > 0.0) {
-            return Err(Error::Usage(format!("--budget-s {b}: expected a positive number of seconds")));
+            return Err(Error::Usage(format!(
+                "--budget-s {b}: expected a positive number of seconds"
+            )));
         }
     }
     let clock = crate::Clock::from_env()?;
@@ -31,7 +38,11 @@ pub fn resolve(a: &RecallArgs, g: &GlobalArgs) -> Result<RecallRequest> {
     let window = a
         .window
         .as_deref()
-        .map(|w| crate::timeparse::parse_window(w, now).map(|i| interval_ms(&i)).map_err(|e| Error::Usage(format!("--window {w:?}: {e}"))))
+        .map(|w| {
+            crate::timeparse::parse_window(w, now)
+                .map(|i| interval_ms(&i))
+                .map_err(|e| Error::Usage(format!("--window {w:?}: {e}")))
+        })
         .transpose()?;
     let point = |flag: &str, v: &Option<String>| super::parse_time(flag, v, now);
     Ok(RecallRequest {
@@ -50,7 +61,13 @@ pub fn resolve(a: &RecallArgs, g: &GlobalArgs) -> Result<RecallRequest> {
         depth: a.depth,
         max_tokens: a.max_tokens,
         show_weak: a.show_weak,
-        view: if a.agent { View::Agent { include_related: a.include_related } } else { View::Person },
+        view: if a.agent {
+            View::Agent {
+                include_related: a.include_related,
+            }
+        } else {
+            View::Person
+        },
         explain: a.explain,
         support_gate: crate::recall::tiers::gate_enabled(&settings),
         now_ms: clock.now_ms(),
@@ -62,7 +79,9 @@ pub fn recall(a: RecallArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
     let req = resolve(&a, g)?;
     let engine = open(ModelMode::Load)?;
     let resp = crate::recall::run(&engine, &req)?;
-    emit(style, "recall", json!(resp), || render(&resp, style, a.explain))?;
+    emit(style, "recall", json!(resp), || {
+        render(&resp, style, a.explain)
+    })?;
     Ok(0)
 }
 
@@ -94,7 +113,12 @@ fn render_result(r: &ScoredResult, style: Style, out: &mut String) {
     }
     if let Some(c) = &r.context {
         for i in &c.items {
-            out.push_str(&format!("      {} #{} {}\n", style.dim(&format!("↳ {}", i.relation)), i.id, style.text(&crate::text::preview(&i.text, 80))));
+            out.push_str(&format!(
+                "      {} #{} {}\n",
+                style.dim(&format!("↳ {}", i.relation)),
+                i.id,
+                style.text(&crate::text::preview(&i.text, 80))
+            ));
         }
     }
 }
@@ -121,7 +145,11 @@ fn render(resp: &RecallResponse, style: Style, explain: bool) -> String {
         }
     }
     if !resp.layers.trimmed.is_empty() {
-        s.push_str(&style.dim(&format!("(trimmed to {} tokens: {})\n", resp.layers.tokens_used, resp.layers.trimmed.join(", "))));
+        s.push_str(&style.dim(&format!(
+            "(trimmed to {} tokens: {})\n",
+            resp.layers.tokens_used,
+            resp.layers.trimmed.join(", ")
+        )));
     }
     if explain {
         if let Some(e) = &resp.explain {
@@ -133,12 +161,29 @@ fn render(resp: &RecallResponse, style: Style, explain: bool) -> String {
 
 fn explain_text(resp: &RecallResponse, e: &crate::recall::Explain) -> String {
     let mut s = String::from("\n── explain ──\n");
-    s.push_str(&format!("class {:?}; weights {}\n", resp.query_class, serde_json::to_string(&resp.channel_weights).unwrap_or_default()));
+    s.push_str(&format!(
+        "class {:?}; weights {}\n",
+        resp.query_class,
+        serde_json::to_string(&resp.channel_weights).unwrap_or_default()
+    ));
     for (c, st) in &resp.channel_status {
-        let hits = e.channels.get(c).map(|h| h.iter().take(5).map(|(id, sc)| format!("#{id}:{sc:.3}")).collect::<Vec<_>>().join(" ")).unwrap_or_default();
+        let hits = e
+            .channels
+            .get(c)
+            .map(|h| {
+                h.iter()
+                    .take(5)
+                    .map(|(id, sc)| format!("#{id}:{sc:.3}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .unwrap_or_default();
         s.push_str(&format!("  {:<9} {:?} {}\n", c.name(), st, hits));
     }
-    s.push_str(&format!("boosts: entities {:?}, scored {}\n", e.boosts.question_entities, e.boosts.scored));
+    s.push_str(&format!(
+        "boosts: entities {:?}, scored {}\n",
+        e.boosts.question_entities, e.boosts.scored
+    ));
     s.push_str("fused (top 10): id fused ×boost = score\n");
     for c in e.fused.iter().take(10) {
         let verdict = e.floor.iter().find(|v| v.id == c.id);
@@ -148,7 +193,13 @@ fn explain_text(resp: &RecallResponse, e: &crate::recall::Explain) -> String {
             c.fused,
             c.boost,
             c.score,
-            verdict.map(|v| format!("{} ({})", if v.kept { "kept" } else { "dropped" }, v.because.join(", "))).unwrap_or_default()
+            verdict
+                .map(|v| format!(
+                    "{} ({})",
+                    if v.kept { "kept" } else { "dropped" },
+                    v.because.join(", ")
+                ))
+                .unwrap_or_default()
         ));
     }
     s.push_str("support (per memory): score = lift, coverage, rare_all, entity\n");
@@ -166,7 +217,12 @@ fn explain_text(resp: &RecallResponse, e: &crate::recall::Explain) -> String {
             if sg.supported { "supported" } else { "not" }
         ));
     }
-    s.push_str(&format!("final order: {:?}\nreranker: {:?}; timing ms: {}\n", e.final_order, resp.reranker_status, serde_json::to_string(&resp.timing_ms).unwrap_or_default()));
+    s.push_str(&format!(
+        "final order: {:?}\nreranker: {:?}; timing ms: {}\n",
+        e.final_order,
+        resp.reranker_status,
+        serde_json::to_string(&resp.timing_ms).unwrap_or_default()
+    ));
     s
 }
 
@@ -174,14 +230,27 @@ pub fn expand(a: ExpandArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
     let engine = open(ModelMode::Skip)?;
     check_profile(&engine, a.id, g)?;
     let m = engine.get(a.id)?.ok_or(Error::NotFound(a.id))?;
-    let filters = Filters { profile: g.profile.clone(), ..Default::default() };
+    let filters = Filters {
+        profile: g.profile.clone(),
+        ..Default::default()
+    };
     let ctx = crate::recall::layers::context_for(&engine, a.id, &filters)?;
-    emit(style, "expand", json!({ "memory": m, "context": ctx }), || {
-        let mut s = format!("#{} {}\n", m.id, style.text(&m.text));
-        for i in &ctx.items {
-            s.push_str(&format!("  ↳ {} #{} {}\n", i.relation, i.id, style.text(&crate::text::preview(&i.text, 90))));
-        }
-        s.trim_end().to_string()
-    })?;
+    emit(
+        style,
+        "expand",
+        json!({ "memory": m, "context": ctx }),
+        || {
+            let mut s = format!("#{} {}\n", m.id, style.text(&m.text));
+            for i in &ctx.items {
+                s.push_str(&format!(
+                    "  ↳ {} #{} {}\n",
+                    i.relation,
+                    i.id,
+                    style.text(&crate::text::preview(&i.text, 90))
+                ));
+            }
+            s.trim_end().to_string()
+        },
+    )?;
     Ok(0)
 }

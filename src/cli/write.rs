@@ -24,7 +24,14 @@ pub fn remember(a: RememberArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
     let source = a
         .source
         .as_deref()
-        .map(|s| Source::parse(s).ok_or_else(|| Error::Usage(format!("--source {s:?}: expected one of {}", Source::names()))))
+        .map(|s| {
+            Source::parse(s).ok_or_else(|| {
+                Error::Usage(format!(
+                    "--source {s:?}: expected one of {}",
+                    Source::names()
+                ))
+            })
+        })
         .transpose()?;
     let m = NewMemory {
         text,
@@ -93,14 +100,23 @@ struct ImportLine {
     id: Option<serde_json::Value>,
 }
 
-fn json_time(v: &Option<serde_json::Value>, field: &str, now: chrono::DateTime<chrono::Utc>) -> std::result::Result<Option<i64>, String> {
+fn json_time(
+    v: &Option<serde_json::Value>,
+    field: &str,
+    now: chrono::DateTime<chrono::Utc>,
+) -> std::result::Result<Option<i64>, String> {
     match v {
         None | Some(serde_json::Value::Null) => Ok(None),
-        Some(serde_json::Value::Number(n)) => n.as_i64().map(Some).ok_or_else(|| format!("{field}: not an integer")),
-        Some(serde_json::Value::String(s)) => {
-            crate::timeparse::parse_point(s, now).map(|t| Some(t.timestamp_millis())).map_err(|e| format!("{field}: {e}"))
-        }
-        Some(_) => Err(format!("{field}: expected a date string or Unix milliseconds")),
+        Some(serde_json::Value::Number(n)) => n
+            .as_i64()
+            .map(Some)
+            .ok_or_else(|| format!("{field}: not an integer")),
+        Some(serde_json::Value::String(s)) => crate::timeparse::parse_point(s, now)
+            .map(|t| Some(t.timestamp_millis()))
+            .map_err(|e| format!("{field}: {e}")),
+        Some(_) => Err(format!(
+            "{field}: expected a date string or Unix milliseconds"
+        )),
     }
 }
 
@@ -114,23 +130,44 @@ fn fnv64(s: &str) -> u64 {
     h
 }
 
-fn parse_line(raw: &str, g: &GlobalArgs, now: chrono::DateTime<chrono::Utc>) -> std::result::Result<NewMemory, String> {
+fn parse_line(
+    raw: &str,
+    g: &GlobalArgs,
+    now: chrono::DateTime<chrono::Utc>,
+) -> std::result::Result<NewMemory, String> {
     let l: ImportLine = serde_json::from_str(raw).map_err(|e| e.to_string())?;
     crate::memory::validate_text(&l.text).map_err(|e| e.to_string())?;
     let kind = l
         .kind
         .as_deref()
-        .map(|k| crate::memory::Kind::parse(k).ok_or_else(|| format!("kind {k:?}: expected one of {}", crate::memory::Kind::names())))
+        .map(|k| {
+            crate::memory::Kind::parse(k).ok_or_else(|| {
+                format!(
+                    "kind {k:?}: expected one of {}",
+                    crate::memory::Kind::names()
+                )
+            })
+        })
         .transpose()?;
     let scope = l
         .scope
         .as_deref()
-        .map(|k| crate::memory::Scope::parse(k).ok_or_else(|| format!("scope {k:?}: expected one of {}", crate::memory::Scope::names())))
+        .map(|k| {
+            crate::memory::Scope::parse(k).ok_or_else(|| {
+                format!(
+                    "scope {k:?}: expected one of {}",
+                    crate::memory::Scope::names()
+                )
+            })
+        })
         .transpose()?;
     let source = l
         .source
         .as_deref()
-        .map(|k| Source::parse(k).ok_or_else(|| format!("source {k:?}: expected one of {}", Source::names())))
+        .map(|k| {
+            Source::parse(k)
+                .ok_or_else(|| format!("source {k:?}: expected one of {}", Source::names()))
+        })
         .transpose()?;
     // Without an id, the line itself is the key: re-running an interrupted import resumes
     // where it stopped instead of storing the first half twice.
@@ -163,7 +200,8 @@ pub fn import(a: ImportArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
     let raw = if a.file.as_os_str() == "-" {
         read_stdin()?
     } else {
-        let bytes = std::fs::read(&a.file).map_err(|e| Error::io(format!("reading {}", a.file.display()), e))?;
+        let bytes = std::fs::read(&a.file)
+            .map_err(|e| Error::io(format!("reading {}", a.file.display()), e))?;
         String::from_utf8(bytes).map_err(|e| {
             Error::Input(format!(
                 "{} is not valid UTF-8 (first bad byte at offset {}); nothing was imported",
@@ -186,8 +224,16 @@ pub fn import(a: ImportArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
         }
     }
     if !bad.is_empty() && !a.skip_bad {
-        let list: Vec<String> = bad.iter().take(20).map(|(n, e)| format!("  line {n}: {e}")).collect();
-        let more = if bad.len() > 20 { format!("\n  … and {} more", bad.len() - 20) } else { String::new() };
+        let list: Vec<String> = bad
+            .iter()
+            .take(20)
+            .map(|(n, e)| format!("  line {n}: {e}"))
+            .collect();
+        let more = if bad.len() > 20 {
+            format!("\n  … and {} more", bad.len() - 20)
+        } else {
+            String::new()
+        };
         return Err(Error::Input(format!(
             "{} bad line(s); nothing was imported (use --skip-bad to import the good lines):\n{}{more}",
             bad.len(),
@@ -204,7 +250,11 @@ pub fn import(a: ImportArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
         let print_ids = a.print_ids;
         let res = engine.remember_batch(items, &mut |acked| {
             if print_ids {
-                let s: String = lines.iter().zip(acked).map(|(n, r)| format!("{n}\t{}\n", r.id)).collect();
+                let s: String = lines
+                    .iter()
+                    .zip(acked)
+                    .map(|(n, r)| format!("{n}\t{}\n", r.id))
+                    .collect();
                 let _ = crate::output::print(s.trim_end());
             }
         })?;
@@ -231,7 +281,9 @@ pub fn import(a: ImportArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
     });
     if !a.print_ids || style.json {
         emit(style, "import", body, || {
-            let mut s = format!("imported {added} memories ({existed} already present, {embedded} embedded)");
+            let mut s = format!(
+                "imported {added} memories ({existed} already present, {embedded} embedded)"
+            );
             for (n, e) in &bad {
                 s.push_str(&format!("\nskipped line {n}: {e}"));
             }
@@ -253,8 +305,18 @@ pub fn update(a: UpdateArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
     let patch = MemoryPatch {
         text,
         kind: parse_kind(&a.kind)?,
-        tags: if a.tags.is_empty() { None } else { Some(a.tags) },
-        pinned: if a.pin { Some(true) } else if a.unpin { Some(false) } else { None },
+        tags: if a.tags.is_empty() {
+            None
+        } else {
+            Some(a.tags)
+        },
+        pinned: if a.pin {
+            Some(true)
+        } else if a.unpin {
+            Some(false)
+        } else {
+            None
+        },
         scope: parse_scope(&a.scope)?,
         event_at: parse_time("--at", &a.at, clock.now())?,
         superseded_by: a.superseded_by.map(Some),
@@ -263,7 +325,9 @@ pub fn update(a: UpdateArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
     let engine = open(ModelMode::Skip)?;
     check_profile(&engine, a.id, g)?;
     let m = engine.update(a.id, patch)?;
-    emit(style, "update", json!({ "memory": m }), || format!("updated {}", m.id))?;
+    emit(style, "update", json!({ "memory": m }), || {
+        format!("updated {}", m.id)
+    })?;
     Ok(0)
 }
 
@@ -281,18 +345,31 @@ pub fn delete(a: DeleteArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
         check_profile(&engine, *id, g)?;
     }
     let n = engine.delete(&a.ids)?;
-    emit(style, "delete", json!({ "deleted": a.ids }), || format!("deleted {n} memor{}", if n == 1 { "y" } else { "ies" }))?;
+    emit(style, "delete", json!({ "deleted": a.ids }), || {
+        format!("deleted {n} memor{}", if n == 1 { "y" } else { "ies" })
+    })?;
     Ok(0)
 }
 
 pub fn forget(a: ForgetArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
     use std::io::IsTerminal;
-    if a.query.is_none() && a.kind.is_none() && a.tag.is_none() && a.session.is_none() && a.before.is_none() {
-        return Err(Error::Usage("forget needs a query or a filter (--kind, --tag, --session, --before)".into()));
+    if a.query.is_none()
+        && a.kind.is_none()
+        && a.tag.is_none()
+        && a.session.is_none()
+        && a.before.is_none()
+    {
+        return Err(Error::Usage(
+            "forget needs a query or a filter (--kind, --tag, --session, --before)".into(),
+        ));
     }
     let clock = crate::Clock::from_env()?;
     let before = parse_time("--before", &a.before, clock.now())?;
-    let engine = open(if a.query.is_some() { ModelMode::Load } else { ModelMode::Skip })?;
+    let engine = open(if a.query.is_some() {
+        ModelMode::Load
+    } else {
+        ModelMode::Skip
+    })?;
     let filter = crate::store::ListFilter {
         profile: Some(g.profile.clone()),
         kind: super::parse_kind(&a.kind)?,
@@ -305,40 +382,69 @@ pub fn forget(a: ForgetArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
     let mut targets = engine.list(&filter)?;
     if let Some(q) = &a.query {
         let req = super::recall_cmd::resolve(
-            &super::args::RecallArgs { query: q.clone(), limit: 50, depth: 0, ..Default::default() },
+            &super::args::RecallArgs {
+                query: q.clone(),
+                limit: 50,
+                depth: 0,
+                ..Default::default()
+            },
             g,
         )?;
         let resp = crate::recall::run(&engine, &req)?;
-        let hit: std::collections::HashSet<i64> = resp.results.iter().filter(|r| r.tier != crate::recall::tiers::Tier::Weak).map(|r| r.id).collect();
+        let hit: std::collections::HashSet<i64> = resp
+            .results
+            .iter()
+            .filter(|r| r.tier != crate::recall::tiers::Tier::Weak)
+            .map(|r| r.id)
+            .collect();
         targets.retain(|m| hit.contains(&m.id));
     }
     let ids: Vec<i64> = targets.iter().map(|m| m.id).collect();
     if a.dry_run || ids.is_empty() {
-        emit(style, "forget", json!({ "dry_run": a.dry_run, "would_forget": ids, "forgotten": [] }), || {
-            if ids.is_empty() {
-                return "nothing matches; nothing was forgotten".into();
-            }
-            let mut s = format!("would forget {} memories:", ids.len());
-            for m in &targets {
-                s.push_str(&format!("\n  {:>6}  {}", m.id, style.text(&crate::text::preview(&m.text, 70))));
-            }
-            s
-        })?;
+        emit(
+            style,
+            "forget",
+            json!({ "dry_run": a.dry_run, "would_forget": ids, "forgotten": [] }),
+            || {
+                if ids.is_empty() {
+                    return "nothing matches; nothing was forgotten".into();
+                }
+                let mut s = format!("would forget {} memories:", ids.len());
+                for m in &targets {
+                    s.push_str(&format!(
+                        "\n  {:>6}  {}",
+                        m.id,
+                        style.text(&crate::text::preview(&m.text, 70))
+                    ));
+                }
+                s
+            },
+        )?;
         return Ok(0);
     }
     if !a.yes {
         if !std::io::stdin().is_terminal() {
-            return Err(Error::Usage(format!("forget would delete {} memories; pass -y to confirm (or --dry-run to look)", ids.len())));
+            return Err(Error::Usage(format!(
+                "forget would delete {} memories; pass -y to confirm (or --dry-run to look)",
+                ids.len()
+            )));
         }
         eprint!("forget {} memories? [y/N] ", ids.len());
         let mut answer = String::new();
-        std::io::stdin().read_line(&mut answer).map_err(|e| Error::io("reading the answer", e))?;
+        std::io::stdin()
+            .read_line(&mut answer)
+            .map_err(|e| Error::io("reading the answer", e))?;
         if !matches!(answer.trim(), "y" | "Y" | "yes") {
             eprintln!("nothing was forgotten");
             return Ok(1);
         }
     }
     engine.delete(&ids)?;
-    emit(style, "forget", json!({ "dry_run": false, "forgotten": ids }), || format!("forgot {} memories", ids.len()))?;
+    emit(
+        style,
+        "forget",
+        json!({ "dry_run": false, "forgotten": ids }),
+        || format!("forgot {} memories", ids.len()),
+    )?;
     Ok(0)
 }

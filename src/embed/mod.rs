@@ -42,7 +42,11 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
         na += x * x;
         nb += y * y;
     }
-    if na == 0.0 || nb == 0.0 { 0.0 } else { dot / (na.sqrt() * nb.sqrt()) }
+    if na == 0.0 || nb == 0.0 {
+        0.0
+    } else {
+        dot / (na.sqrt() * nb.sqrt())
+    }
 }
 
 pub fn normalize(v: &mut [f32]) {
@@ -124,7 +128,10 @@ pub struct ModelStatus {
 }
 
 /// Load the embedder the environment asks for.
-pub fn load(paths: &crate::paths::Paths, settings: &crate::settings::Settings) -> std::result::Result<Box<dyn Embedder>, ModelStatus> {
+pub fn load(
+    paths: &crate::paths::Paths,
+    settings: &crate::settings::Settings,
+) -> std::result::Result<Box<dyn Embedder>, ModelStatus> {
     if std::env::var(EMBEDDER_ENV).as_deref() == Ok("hash") {
         return Ok(Box::new(HashEmbedder));
     }

@@ -5,7 +5,9 @@ use super::{Embedder, Manifest, ModelStatus};
 use crate::paths::Paths;
 use crate::settings::Settings;
 use crate::{Error, Result};
-use fastembed::{InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel};
+use fastembed::{
+    InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel,
+};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
@@ -35,11 +37,17 @@ static RUNTIME: OnceLock<std::result::Result<PathBuf, String>> = OnceLock::new()
 pub fn init_runtime(lib: &Path) -> std::result::Result<(), String> {
     let r = RUNTIME.get_or_init(|| {
         if !lib.is_file() {
-            return Err(format!("ONNX Runtime library not found at {}", lib.display()));
+            return Err(format!(
+                "ONNX Runtime library not found at {}",
+                lib.display()
+            ));
         }
         match ort::init_from(lib) {
             Ok(_builder) => Ok(lib.to_path_buf()),
-            Err(e) => Err(format!("ONNX Runtime at {} could not be loaded: {e}", lib.display())),
+            Err(e) => Err(format!(
+                "ONNX Runtime at {} could not be loaded: {e}",
+                lib.display()
+            )),
         }
     });
     match r {
@@ -57,11 +65,19 @@ pub struct OnnxEmbedder {
 }
 
 fn read(dir: &Path, name: &str) -> std::result::Result<Vec<u8>, String> {
-    std::fs::read(dir.join(name)).map_err(|e| format!("{} is missing or unreadable ({e})", dir.join(name).display()))
+    std::fs::read(dir.join(name)).map_err(|e| {
+        format!(
+            "{} is missing or unreadable ({e})",
+            dir.join(name).display()
+        )
+    })
 }
 
 impl OnnxEmbedder {
-    pub fn load(model_dir: &Path, runtime: &Path) -> std::result::Result<OnnxEmbedder, ModelStatus> {
+    pub fn load(
+        model_dir: &Path,
+        runtime: &Path,
+    ) -> std::result::Result<OnnxEmbedder, ModelStatus> {
         let status = |state: &'static str, detail: String, fix: Option<&str>| ModelStatus {
             state,
             model_dir: model_dir.display().to_string(),
@@ -88,24 +104,53 @@ impl OnnxEmbedder {
         };
         let mut user = UserDefinedEmbeddingModel::new(onnx, files.clone()).with_pooling(pooling);
         if let Some(k) = &manifest.output_key {
-            user.output_key = Some(fastembed::OutputKey::ByName(Box::leak(k.clone().into_boxed_str())));
+            user.output_key = Some(fastembed::OutputKey::ByName(Box::leak(
+                k.clone().into_boxed_str(),
+            )));
         }
-        let max_length = manifest.max_length.unwrap_or(super::manifest::DEFAULT_MAX_LENGTH);
+        let max_length = manifest
+            .max_length
+            .unwrap_or(super::manifest::DEFAULT_MAX_LENGTH);
         let opts = InitOptionsUserDefined::new().with_max_length(max_length);
-        let mut model = TextEmbedding::try_new_from_user_defined(user, opts)
-            .map_err(|e| status("broken", format!("the model could not be loaded: {e}"), None))?;
-        let probe = model
-            .embed(vec!["slm probe"], None)
-            .map_err(|e| status("broken", format!("the model loaded but a probe embedding failed: {e}"), None))?;
+        let mut model = TextEmbedding::try_new_from_user_defined(user, opts).map_err(|e| {
+            status(
+                "broken",
+                format!("the model could not be loaded: {e}"),
+                None,
+            )
+        })?;
+        let probe = model.embed(vec!["slm probe"], None).map_err(|e| {
+            status(
+                "broken",
+                format!("the model loaded but a probe embedding failed: {e}"),
+                None,
+            )
+        })?;
         let dim = probe.first().map(|v| v.len()).unwrap_or(0);
         if dim == 0 || manifest.dimension.is_some_and(|d| d != dim) {
-            return Err(status("broken", format!("the model returned {dim}-d vectors, its manifest says {:?}", manifest.dimension), None));
+            return Err(status(
+                "broken",
+                format!(
+                    "the model returned {dim}-d vectors, its manifest says {:?}",
+                    manifest.dimension
+                ),
+                None,
+            ));
         }
         let tokenizer = tokenizers::Tokenizer::from_bytes(&files.tokenizer_file).ok();
         let id = manifest.id.clone().unwrap_or_else(|| {
-            model_dir.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| "user-model".into())
+            model_dir
+                .file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_else(|| "user-model".into())
         });
-        Ok(OnnxEmbedder { model: Mutex::new(model), tokenizer, id, dim, floor: manifest.similarity_floor })
+        Ok(OnnxEmbedder {
+            model: Mutex::new(model),
+            tokenizer,
+            id,
+            dim,
+            floor: manifest.similarity_floor,
+        })
     }
 }
 
@@ -123,8 +168,13 @@ impl Embedder for OnnxEmbedder {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
-        let mut model = self.model.lock().map_err(|_| Error::Model("the embedder lock was poisoned".into()))?;
-        let mut out = model.embed(texts, Some(BATCH_SIZE)).map_err(|e| Error::Model(e.to_string()))?;
+        let mut model = self
+            .model
+            .lock()
+            .map_err(|_| Error::Model("the embedder lock was poisoned".into()))?;
+        let mut out = model
+            .embed(texts, Some(BATCH_SIZE))
+            .map_err(|e| Error::Model(e.to_string()))?;
         for v in &mut out {
             super::normalize(v);
         }

@@ -61,19 +61,37 @@ pub fn split_evidence(raw: &str, quirks: &mut Quirks) -> Vec<String> {
 }
 
 fn is_dia_id(s: &str) -> bool {
-    let Some(rest) = s.strip_prefix('D') else { return false };
-    let Some((a, b)) = rest.split_once(':') else { return false };
-    !a.is_empty() && !b.is_empty() && a.chars().all(|c| c.is_ascii_digit()) && b.chars().all(|c| c.is_ascii_digit())
+    let Some(rest) = s.strip_prefix('D') else {
+        return false;
+    };
+    let Some((a, b)) = rest.split_once(':') else {
+        return false;
+    };
+    !a.is_empty()
+        && !b.is_empty()
+        && a.chars().all(|c| c.is_ascii_digit())
+        && b.chars().all(|c| c.is_ascii_digit())
 }
 
 pub fn load(path: &Path, only: &[String], quirks: &mut Quirks) -> crate::Result<Vec<Conversation>> {
-    let bytes = std::fs::read(path).map_err(|e| crate::Error::io(format!("reading {}", path.display()), e))?;
-    let root: Value = serde_json::from_slice(&bytes).map_err(|e| crate::Error::Input(format!("{}: {e}", path.display())))?;
-    let arr = root.as_array().ok_or_else(|| crate::Error::Input(format!("{}: expected a JSON array of conversations", path.display())))?;
+    let bytes = std::fs::read(path)
+        .map_err(|e| crate::Error::io(format!("reading {}", path.display()), e))?;
+    let root: Value = serde_json::from_slice(&bytes)
+        .map_err(|e| crate::Error::Input(format!("{}: {e}", path.display())))?;
+    let arr = root.as_array().ok_or_else(|| {
+        crate::Error::Input(format!(
+            "{}: expected a JSON array of conversations",
+            path.display()
+        ))
+    })?;
     let now = chrono::Utc::now();
     let mut out = Vec::new();
     for (index, conv) in arr.iter().enumerate() {
-        let sample_id = conv.get("sample_id").and_then(Value::as_str).unwrap_or("").to_string();
+        let sample_id = conv
+            .get("sample_id")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
         if !only.is_empty() && !only.contains(&sample_id) {
             continue;
         }
@@ -84,7 +102,10 @@ pub fn load(path: &Path, only: &[String], quirks: &mut Quirks) -> crate::Result<
             let Some(session) = c.get(format!("session_{n}")).and_then(Value::as_array) else {
                 if n > 60 { break } else { continue }
             };
-            let date = c.get(format!("session_{n}_date_time")).and_then(Value::as_str).unwrap_or("");
+            let date = c
+                .get(format!("session_{n}_date_time"))
+                .and_then(Value::as_str)
+                .unwrap_or("");
             let at = match crate::timeparse::parse_point(date, now) {
                 Ok(t) => t.timestamp_millis(),
                 Err(_) => {
@@ -94,7 +115,11 @@ pub fn load(path: &Path, only: &[String], quirks: &mut Quirks) -> crate::Result<
             };
             last_at = at;
             for (i, t) in session.iter().enumerate() {
-                let mut text = t.get("text").and_then(Value::as_str).unwrap_or("").to_string();
+                let mut text = t
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string();
                 if let Some(cap) = t.get("blip_caption").and_then(Value::as_str) {
                     text.push_str(&format!(" [shares an image: {cap}]"));
                 }
@@ -102,8 +127,16 @@ pub fn load(path: &Path, only: &[String], quirks: &mut Quirks) -> crate::Result<
                     continue;
                 }
                 turns.push(Turn {
-                    dia_id: t.get("dia_id").and_then(Value::as_str).unwrap_or("").to_string(),
-                    speaker: t.get("speaker").and_then(Value::as_str).unwrap_or("").to_string(),
+                    dia_id: t
+                        .get("dia_id")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                    speaker: t
+                        .get("speaker")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
                     text,
                     session: n,
                     // Turns of one session share its date; a minute apart keeps their order.
@@ -112,7 +145,13 @@ pub fn load(path: &Path, only: &[String], quirks: &mut Quirks) -> crate::Result<
             }
         }
         let mut questions = Vec::new();
-        for (qi, q) in conv.get("qa").and_then(Value::as_array).into_iter().flatten().enumerate() {
+        for (qi, q) in conv
+            .get("qa")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
             let evidence: Vec<String> = q
                 .get("evidence")
                 .and_then(Value::as_array)
@@ -123,12 +162,21 @@ pub fn load(path: &Path, only: &[String], quirks: &mut Quirks) -> crate::Result<
                 .collect();
             questions.push(Question {
                 index: qi,
-                question: q.get("question").and_then(Value::as_str).unwrap_or("").to_string(),
+                question: q
+                    .get("question")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
                 category: q.get("category").and_then(Value::as_u64).unwrap_or(0) as u8,
                 evidence,
             });
         }
-        out.push(Conversation { sample_id, index, turns, questions });
+        out.push(Conversation {
+            sample_id,
+            index,
+            turns,
+            questions,
+        });
     }
     Ok(out)
 }
@@ -143,15 +191,32 @@ struct AuditEntry {
 }
 
 /// Audit corrections: (conversation index, question index) → corrected evidence.
-pub fn load_audit(path: &Path, convs: &[Conversation], quirks: &mut Quirks) -> crate::Result<HashMap<(usize, usize), Vec<String>>> {
-    let bytes = std::fs::read(path).map_err(|e| crate::Error::io(format!("reading {}", path.display()), e))?;
-    let entries: Vec<AuditEntry> = serde_json::from_slice(&bytes).map_err(|e| crate::Error::Input(format!("{}: {e}", path.display())))?;
+pub fn load_audit(
+    path: &Path,
+    convs: &[Conversation],
+    quirks: &mut Quirks,
+) -> crate::Result<HashMap<(usize, usize), Vec<String>>> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| crate::Error::io(format!("reading {}", path.display()), e))?;
+    let entries: Vec<AuditEntry> = serde_json::from_slice(&bytes)
+        .map_err(|e| crate::Error::Input(format!("{}: {e}", path.display())))?;
     let mut out = HashMap::new();
     for e in entries {
-        let Some(rest) = e.question_id.strip_prefix("locomo_") else { quirks.audit_mismatch += 1; continue };
-        let Some((ci, qi)) = rest.split_once("_qa") else { quirks.audit_mismatch += 1; continue };
-        let (Ok(ci), Ok(qi)) = (ci.parse::<usize>(), qi.parse::<usize>()) else { quirks.audit_mismatch += 1; continue };
-        let Some(ev) = e.correct_evidence else { continue };
+        let Some(rest) = e.question_id.strip_prefix("locomo_") else {
+            quirks.audit_mismatch += 1;
+            continue;
+        };
+        let Some((ci, qi)) = rest.split_once("_qa") else {
+            quirks.audit_mismatch += 1;
+            continue;
+        };
+        let (Ok(ci), Ok(qi)) = (ci.parse::<usize>(), qi.parse::<usize>()) else {
+            quirks.audit_mismatch += 1;
+            continue;
+        };
+        let Some(ev) = e.correct_evidence else {
+            continue;
+        };
         let Some(conv) = convs.iter().find(|c| c.index == ci) else {
             quirks.audit_mismatch += 1;
             continue;
@@ -170,7 +235,10 @@ pub fn load_audit(path: &Path, convs: &[Conversation], quirks: &mut Quirks) -> c
             }
         }
         let mut tmp = Quirks::default();
-        let ids: Vec<String> = ev.iter().flat_map(|s| split_evidence(s, &mut tmp)).collect();
+        let ids: Vec<String> = ev
+            .iter()
+            .flat_map(|s| split_evidence(s, &mut tmp))
+            .collect();
         out.insert((ci, qi), ids);
     }
     Ok(out)

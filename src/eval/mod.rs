@@ -72,15 +72,25 @@ pub mod tempdir {
 
 /// Build a store holding these conversations (one profile each, or all in one).
 pub fn build_store(convs: &[&Conversation], profile_per_conv: bool) -> Result<TempStore> {
-    let dir = tempdir::TempDir::new("slm-eval").map_err(|e| Error::io("creating a temporary store", e))?;
+    let dir = tempdir::TempDir::new("slm-eval")
+        .map_err(|e| Error::io("creating a temporary store", e))?;
     let real = Paths::from_env();
     let paths = Paths::at(dir.path(), &real.cache);
-    let engine = Engine::open(paths, OpenOptions { model: ModelMode::Load })?;
+    let engine = Engine::open(
+        paths,
+        OpenOptions {
+            model: ModelMode::Load,
+        },
+    )?;
     let mut ids = HashMap::new();
     let total: usize = convs.iter().map(|c| c.turns.len()).sum();
     let pb = crate::progress::bar(total as u64, "building");
     for conv in convs {
-        let profile = if profile_per_conv { crate::DEFAULT_PROFILE.to_string() } else { crate::DEFAULT_PROFILE.to_string() };
+        let profile = if profile_per_conv {
+            crate::DEFAULT_PROFILE.to_string()
+        } else {
+            crate::DEFAULT_PROFILE.to_string()
+        };
         for chunk in conv.turns.chunks(128) {
             let items: Vec<NewMemory> = chunk
                 .iter()
@@ -110,13 +120,21 @@ pub fn build_store(convs: &[&Conversation], profile_per_conv: bool) -> Result<Te
 
 /// Pinned "now" for a conversation: the day after its last session.
 fn clock_after(convs: &[&Conversation]) -> i64 {
-    convs.iter().flat_map(|c| c.turns.iter().map(|t| t.at)).max().unwrap_or(0) + 86_400_000
+    convs
+        .iter()
+        .flat_map(|c| c.turns.iter().map(|t| t.at))
+        .max()
+        .unwrap_or(0)
+        + 86_400_000
 }
 
 pub fn request(query: &str, now_ms: i64, limit: usize, explain: bool) -> RecallRequest {
     RecallRequest {
         query: query.to_string(),
-        filters: Filters { profile: crate::DEFAULT_PROFILE.into(), ..Default::default() },
+        filters: Filters {
+            profile: crate::DEFAULT_PROFILE.into(),
+            ..Default::default()
+        },
         limit,
         depth: 0,
         max_tokens: None,
@@ -133,7 +151,10 @@ fn run_locomo(a: EvalLocomoArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
     let mut quirks = Quirks::default();
     let convs = locomo::load(&a.path, &a.conversations, &mut quirks)?;
     if convs.is_empty() {
-        return Err(Error::Input(format!("{}: no conversations (check --conversations)", a.path.display())));
+        return Err(Error::Input(format!(
+            "{}: no conversations (check --conversations)",
+            a.path.display()
+        )));
     }
     let audit = match &a.audit {
         Some(p) => Some(locomo::load_audit(p, &convs, &mut quirks)?),
@@ -141,7 +162,9 @@ fn run_locomo(a: EvalLocomoArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
     };
     for b in &a.baseline {
         if b != "bm25" && b != "dense" {
-            return Err(Error::Usage(format!("--baseline {b:?}: expected bm25 or dense")));
+            return Err(Error::Usage(format!(
+                "--baseline {b:?}: expected bm25 or dense"
+            )));
         }
     }
     let kmax = a.k.iter().copied().max().unwrap_or(10).max(3);
@@ -166,7 +189,10 @@ fn run_locomo(a: EvalLocomoArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
                     .collect()
             };
             let gold = resolve(&q.evidence, &mut quirks);
-            let corrected = audit.as_ref().and_then(|m| m.get(&(conv.index, q.index))).map(|ev| resolve(ev, &mut Quirks::default()));
+            let corrected = audit
+                .as_ref()
+                .and_then(|m| m.get(&(conv.index, q.index)))
+                .map(|ev| resolve(ev, &mut Quirks::default()));
             if gold.is_empty() && q.category != 5 {
                 quirks.no_evidence += 1;
             }
@@ -178,7 +204,13 @@ fn run_locomo(a: EvalLocomoArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
             let support_max = resp
                 .explain
                 .as_ref()
-                .map(|e| e.support.iter().filter(|s| s.word_match).map(|s| s.score).fold(0.0, f64::max))
+                .map(|e| {
+                    e.support
+                        .iter()
+                        .filter(|s| s.word_match)
+                        .map(|s| s.score)
+                        .fold(0.0, f64::max)
+                })
                 .unwrap_or(0.0);
             let gib = resp.explain.as_ref().and_then(|e| e.gibberish).is_some();
             outcomes.push(QuestionOutcome {
@@ -194,44 +226,79 @@ fn run_locomo(a: EvalLocomoArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
             });
             for b in &a.baseline {
                 let ranked = baseline(&store.engine, b, &q.question, kmax)?;
-                baselines.entry(b.clone()).or_default().push(QuestionOutcome {
-                    conversation: conv.sample_id.clone(),
-                    question: q.question.clone(),
-                    category: q.category,
-                    gold: gold.clone(),
-                    gold_audited: corrected.clone().unwrap_or_else(|| gold.clone()),
-                    ranked,
-                    tier: AnswerTier::Supported,
-                    support_max: 0.0,
-                    timing: Default::default(),
-                });
+                baselines
+                    .entry(b.clone())
+                    .or_default()
+                    .push(QuestionOutcome {
+                        conversation: conv.sample_id.clone(),
+                        question: q.question.clone(),
+                        category: q.category,
+                        gold: gold.clone(),
+                        gold_audited: corrected.clone().unwrap_or_else(|| gold.clone()),
+                        ranked,
+                        tier: AnswerTier::Supported,
+                        support_max: 0.0,
+                        timing: Default::default(),
+                    });
             }
         }
         pb.finish_and_clear();
     }
-    let rep = report::Report::build(&a.k, &outcomes, &baselines, quirks, total_q, audit.is_some());
+    let rep = report::Report::build(
+        &a.k,
+        &outcomes,
+        &baselines,
+        quirks,
+        total_q,
+        audit.is_some(),
+    );
     let md = rep.markdown();
     if let Some(p) = &a.markdown {
         std::fs::write(p, &md).map_err(|e| Error::io(format!("writing {}", p.display()), e))?;
     }
-    crate::cli::emit_pub(style, "eval", serde_json::to_value(&rep).unwrap_or_default(), || md.clone())?;
+    crate::cli::emit_pub(
+        style,
+        "eval",
+        serde_json::to_value(&rep).unwrap_or_default(),
+        || md.clone(),
+    )?;
     Ok(0)
 }
 
 /// The simple methods every report is compared with: BM25 alone, or cosine alone; no
 /// floor, no tiers.
 fn baseline(engine: &Engine, which: &str, query: &str, k: usize) -> Result<Vec<i64>> {
-    let vis = crate::index::bm25::Visibility { profile: crate::DEFAULT_PROFILE.into(), shared: false, global: false };
+    let vis = crate::index::bm25::Visibility {
+        profile: crate::DEFAULT_PROFILE.into(),
+        shared: false,
+        global: false,
+    };
     match which {
         "bm25" => {
             let words = crate::text::content_words(query);
-            let words = if words.is_empty() { crate::text::words(query) } else { words };
-            Ok(engine.bm25_search(&words, &vis, k)?.into_iter().map(|(id, _)| id).collect())
+            let words = if words.is_empty() {
+                crate::text::words(query)
+            } else {
+                words
+            };
+            Ok(engine
+                .bm25_search(&words, &vis, k)?
+                .into_iter()
+                .map(|(id, _)| id)
+                .collect())
         }
         _ => {
-            let Some(v) = engine.embed_query(query) else { return Ok(Vec::new()) };
+            let Some(v) = engine.embed_query(query) else {
+                return Ok(Vec::new());
+            };
             let v = v?;
-            Ok(engine.with_vectors(|vx| vx.map(|vx| vx.search(&v, k, |_| true)))?.transpose()?.unwrap_or_default().into_iter().map(|(id, _)| id).collect())
+            Ok(engine
+                .with_vectors(|vx| vx.map(|vx| vx.search(&v, k, |_| true)))?
+                .transpose()?
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(id, _)| id)
+                .collect())
         }
     }
 }
@@ -240,12 +307,24 @@ fn run_questions(a: EvalQuestionsArgs, _g: &GlobalArgs, style: Style) -> Result<
     let expect = match a.expect.as_str() {
         "none" => AnswerTier::None,
         "not-supported" => AnswerTier::Related,
-        other => return Err(Error::Usage(format!("--expect {other:?}: expected none or not-supported"))),
+        other => {
+            return Err(Error::Usage(format!(
+                "--expect {other:?}: expected none or not-supported"
+            )));
+        }
     };
-    let raw = std::fs::read_to_string(&a.file).map_err(|e| Error::io(format!("reading {}", a.file.display()), e))?;
-    let questions: Vec<String> =
-        raw.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(str::to_string).collect();
-    let path = a.store.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_LOCOMO));
+    let raw = std::fs::read_to_string(&a.file)
+        .map_err(|e| Error::io(format!("reading {}", a.file.display()), e))?;
+    let questions: Vec<String> = raw
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect();
+    let path = a
+        .store
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_LOCOMO));
     let mut quirks = Quirks::default();
     let convs = locomo::load(&path, &[], &mut quirks)?;
     let refs: Vec<&Conversation> = convs.iter().collect();
@@ -261,7 +340,11 @@ fn run_questions(a: EvalQuestionsArgs, _g: &GlobalArgs, style: Style) -> Result<
         };
         rows.push(serde_json::json!({"question": q, "tier": resp.tier, "ok": ok, "results": resp.results.iter().map(|r| r.id).collect::<Vec<_>>()}));
         if !ok {
-            failures.push((q.clone(), resp.tier, resp.results.first().map(|r| r.preview.clone())));
+            failures.push((
+                q.clone(),
+                resp.tier,
+                resp.results.first().map(|r| r.preview.clone()),
+            ));
         }
     }
     let met = questions.len() - failures.len();
@@ -275,9 +358,19 @@ fn run_questions(a: EvalQuestionsArgs, _g: &GlobalArgs, style: Style) -> Result<
         "rows": rows,
     });
     crate::cli::emit_pub(style, "eval", body, || {
-        let mut s = format!("{met}/{} met the expectation ({}) on {}\n", questions.len(), a.expect, a.file.display());
+        let mut s = format!(
+            "{met}/{} met the expectation ({}) on {}\n",
+            questions.len(),
+            a.expect,
+            a.file.display()
+        );
         for (q, t, p) in &failures {
-            s.push_str(&format!("  FAIL {q:?} → {t:?}{}\n", p.as_ref().map(|p| format!(" (top: {p})")).unwrap_or_default()));
+            s.push_str(&format!(
+                "  FAIL {q:?} → {t:?}{}\n",
+                p.as_ref()
+                    .map(|p| format!(" (top: {p})"))
+                    .unwrap_or_default()
+            ));
         }
         s.trim_end().to_string()
     })?;

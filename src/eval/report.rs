@@ -80,8 +80,17 @@ fn pct(v: &mut [f64], p: f64) -> f64 {
 }
 
 fn stats(ks: &[usize], qs: &[&QuestionOutcome], audited: bool) -> CategoryStats {
-    let mut s = CategoryStats { questions: qs.len(), ..Default::default() };
-    let gold = |q: &QuestionOutcome| if audited { q.gold_audited.clone() } else { q.gold.clone() };
+    let mut s = CategoryStats {
+        questions: qs.len(),
+        ..Default::default()
+    };
+    let gold = |q: &QuestionOutcome| {
+        if audited {
+            q.gold_audited.clone()
+        } else {
+            q.gold.clone()
+        }
+    };
     let with: Vec<&&QuestionOutcome> = qs.iter().filter(|q| !gold(q).is_empty()).collect();
     s.with_evidence = with.len();
     for &k in ks {
@@ -108,12 +117,25 @@ fn stats(ks: &[usize], qs: &[&QuestionOutcome], audited: bool) -> CategoryStats 
     }
     s.mrr = mrr / with.len().max(1) as f64;
     let n = qs.len().max(1) as f64;
-    s.supported = qs.iter().filter(|q| q.tier == AnswerTier::Supported).count() as f64 / n;
+    s.supported = qs
+        .iter()
+        .filter(|q| q.tier == AnswerTier::Supported)
+        .count() as f64
+        / n;
     s.related = qs.iter().filter(|q| q.tier == AnswerTier::Related).count() as f64 / n;
     s.none = qs.iter().filter(|q| q.tier == AnswerTier::None).count() as f64 / n;
-    let top3: Vec<&&QuestionOutcome> = with.iter().filter(|q| q.ranked.iter().take(3).any(|id| gold(q).contains(id))).copied().collect();
+    let top3: Vec<&&QuestionOutcome> = with
+        .iter()
+        .filter(|q| q.ranked.iter().take(3).any(|id| gold(q).contains(id)))
+        .copied()
+        .collect();
     if !top3.is_empty() {
-        s.supported_when_top3 = Some(top3.iter().filter(|q| q.tier == AnswerTier::Supported).count() as f64 / top3.len() as f64);
+        s.supported_when_top3 = Some(
+            top3.iter()
+                .filter(|q| q.tier == AnswerTier::Supported)
+                .count() as f64
+                / top3.len() as f64,
+        );
     }
     s
 }
@@ -134,28 +156,49 @@ impl Report {
                 by_category.insert(format!("{c} {}", category_name(c)), stats(ks, &qs, false));
             }
         }
-        let ans: Vec<&QuestionOutcome> = outcomes.iter().filter(|q| (1..=4).contains(&q.category)).collect();
+        let ans: Vec<&QuestionOutcome> = outcomes
+            .iter()
+            .filter(|q| (1..=4).contains(&q.category))
+            .collect();
         let adv: Vec<&QuestionOutcome> = outcomes.iter().filter(|q| q.category == 5).collect();
         let mut latency = BTreeMap::new();
-        let keys: std::collections::BTreeSet<String> = outcomes.iter().flat_map(|q| q.timing.keys().cloned()).collect();
+        let keys: std::collections::BTreeSet<String> = outcomes
+            .iter()
+            .flat_map(|q| q.timing.keys().cloned())
+            .collect();
         for k in keys {
-            let mut v: Vec<f64> = outcomes.iter().filter_map(|q| q.timing.get(&k).copied()).collect();
+            let mut v: Vec<f64> = outcomes
+                .iter()
+                .filter_map(|q| q.timing.get(&k).copied())
+                .collect();
             let p50 = pct(&mut v, 0.5);
             let p90 = pct(&mut v, 0.9);
             latency.insert(k, (p50, p90));
         }
         let mut bl = BTreeMap::new();
         for (name, outs) in baselines {
-            let a: Vec<&QuestionOutcome> = outs.iter().filter(|q| (1..=4).contains(&q.category)).collect();
+            let a: Vec<&QuestionOutcome> = outs
+                .iter()
+                .filter(|q| (1..=4).contains(&q.category))
+                .collect();
             bl.insert(name.clone(), stats(ks, &a, false));
         }
         // Trade-off of the support threshold, on the same runs (support_max per question).
         let mut trade = Vec::new();
         for t in [0.30, 0.35, 0.40, 0.45, 0.50, 0.55, 0.60, 0.65] {
-            let top3: Vec<&&QuestionOutcome> = ans.iter().filter(|q| q.ranked.iter().take(3).any(|id| q.gold.contains(id))).collect();
-            let sup = top3.iter().filter(|q| q.support_max >= t).count() as f64 / top3.len().max(1) as f64;
-            let adv_ns = adv.iter().filter(|q| q.support_max < t).count() as f64 / adv.len().max(1) as f64;
-            trade.push(TradeoffRow { supported_at: t, answerable_top3_supported: sup, adversarial_not_supported: adv_ns });
+            let top3: Vec<&&QuestionOutcome> = ans
+                .iter()
+                .filter(|q| q.ranked.iter().take(3).any(|id| q.gold.contains(id)))
+                .collect();
+            let sup = top3.iter().filter(|q| q.support_max >= t).count() as f64
+                / top3.len().max(1) as f64;
+            let adv_ns =
+                adv.iter().filter(|q| q.support_max < t).count() as f64 / adv.len().max(1) as f64;
+            trade.push(TradeoffRow {
+                supported_at: t,
+                answerable_top3_supported: sup,
+                adversarial_not_supported: adv_ns,
+            });
         }
         Report {
             questions: total,
@@ -163,8 +206,12 @@ impl Report {
             by_category,
             answerable: stats(ks, &ans, false),
             answerable_audited: audited.then(|| stats(ks, &ans, true)),
-            adversarial_not_supported: (!adv.is_empty())
-                .then(|| adv.iter().filter(|q| q.tier != AnswerTier::Supported).count() as f64 / adv.len() as f64),
+            adversarial_not_supported: (!adv.is_empty()).then(|| {
+                adv.iter()
+                    .filter(|q| q.tier != AnswerTier::Supported)
+                    .count() as f64
+                    / adv.len() as f64
+            }),
             latency_ms: latency,
             baselines: bl,
             threshold_tradeoff: trade,
@@ -175,14 +222,28 @@ impl Report {
     pub fn markdown(&self) -> String {
         let mut s = String::new();
         let ks = &self.ks;
-        s.push_str(&format!("# slm eval locomo ({} questions)\n\n", self.questions));
+        s.push_str(&format!(
+            "# slm eval locomo ({} questions)\n\n",
+            self.questions
+        ));
         let head: String = ks.iter().map(|k| format!(" R@{k} |")).collect::<String>()
             + &ks.iter().map(|k| format!(" hit@{k} |")).collect::<String>();
-        s.push_str(&format!("| category | n |{head} MRR | supported | related | none | sup. if top-3 |\n"));
-        s.push_str(&format!("|---|---|{}---|---|---|---|---|\n", "---|".repeat(ks.len() * 2)));
+        s.push_str(&format!(
+            "| category | n |{head} MRR | supported | related | none | sup. if top-3 |\n"
+        ));
+        s.push_str(&format!(
+            "|---|---|{}---|---|---|---|---|\n",
+            "---|".repeat(ks.len() * 2)
+        ));
         let row = |name: &str, c: &CategoryStats| {
-            let r: String = ks.iter().map(|k| format!(" {:.3} |", c.recall_at.get(k).unwrap_or(&0.0))).collect();
-            let h: String = ks.iter().map(|k| format!(" {:.3} |", c.hit_at.get(k).unwrap_or(&0.0))).collect();
+            let r: String = ks
+                .iter()
+                .map(|k| format!(" {:.3} |", c.recall_at.get(k).unwrap_or(&0.0)))
+                .collect();
+            let h: String = ks
+                .iter()
+                .map(|k| format!(" {:.3} |", c.hit_at.get(k).unwrap_or(&0.0)))
+                .collect();
             format!(
                 "| {name} | {} |{r}{h} {:.3} | {:.3} | {:.3} | {:.3} | {} |\n",
                 c.questions,
@@ -190,7 +251,9 @@ impl Report {
                 c.supported,
                 c.related,
                 c.none,
-                c.supported_when_top3.map(|v| format!("{v:.3}")).unwrap_or("-".into())
+                c.supported_when_top3
+                    .map(|v| format!("{v:.3}"))
+                    .unwrap_or("-".into())
             )
         };
         for (name, c) in &self.by_category {
@@ -217,13 +280,19 @@ impl Report {
         }
         s.push_str(&format!("\nsupport threshold trade-off (current SUPPORTED_AT = {SUPPORTED_AT}):\n\n| threshold | answerable, evidence in top 3 → supported | adversarial → not supported |\n|---|---|---|\n"));
         for t in &self.threshold_tradeoff {
-            s.push_str(&format!("| {:.2} | {:.3} | {:.3} |\n", t.supported_at, t.answerable_top3_supported, t.adversarial_not_supported));
+            s.push_str(&format!(
+                "| {:.2} | {:.3} | {:.3} |\n",
+                t.supported_at, t.answerable_top3_supported, t.adversarial_not_supported
+            ));
         }
         s.push_str("\nlatency ms (p50 / p90):\n");
         for (k, (p50, p90)) in &self.latency_ms {
             s.push_str(&format!("  {k:<20} {p50:>8.2} / {p90:>8.2}\n"));
         }
-        s.push_str(&format!("\ndata quirks: {}\n", serde_json::to_string(&self.quirks).unwrap_or_default()));
+        s.push_str(&format!(
+            "\ndata quirks: {}\n",
+            serde_json::to_string(&self.quirks).unwrap_or_default()
+        ));
         s
     }
 }

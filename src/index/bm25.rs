@@ -51,7 +51,13 @@ impl Tokenizer for SlmTokenizer {
                 }
             }
             for f in forms {
-                tokens.push(Token { offset_from: from, offset_to: to, position, text: f, position_length: 1 });
+                tokens.push(Token {
+                    offset_from: from,
+                    offset_to: to,
+                    position,
+                    text: f,
+                    position_length: 1,
+                });
             }
         }
         SlmTokenStream { tokens, at: 0 }
@@ -80,11 +86,19 @@ struct Fields {
 
 fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
-    let id = b.add_u64_field("id", NumericOptions::default().set_indexed().set_stored().set_fast());
+    let id = b.add_u64_field(
+        "id",
+        NumericOptions::default()
+            .set_indexed()
+            .set_stored()
+            .set_fast(),
+    );
     let text = b.add_text_field(
         "text",
         TextOptions::default().set_indexing_options(
-            TextFieldIndexing::default().set_tokenizer(TOKENIZER).set_index_option(IndexRecordOption::WithFreqsAndPositions),
+            TextFieldIndexing::default()
+                .set_tokenizer(TOKENIZER)
+                .set_index_option(IndexRecordOption::WithFreqsAndPositions),
         ),
     );
     let vis = b.add_text_field("vis", STRING);
@@ -137,18 +151,33 @@ impl Bm25 {
             Ok(ix) => (ix, None),
             Err(why) => {
                 if dir.exists() {
-                    std::fs::remove_dir_all(dir).map_err(|e| Error::io(format!("removing {}", dir.display()), e))?;
+                    std::fs::remove_dir_all(dir)
+                        .map_err(|e| Error::io(format!("removing {}", dir.display()), e))?;
                 }
-                std::fs::create_dir_all(dir).map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
                 let ix = Index::create_in_dir(dir, schema)?;
                 crate::paths::write_atomic(&format_file, FORMAT.as_bytes())
                     .map_err(|e| Error::io("writing the index format marker", e))?;
                 (ix, Some(why))
             }
         };
-        index.tokenizers().register(TOKENIZER, TextAnalyzer::from(SlmTokenizer));
-        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
-        Ok((Bm25 { index, reader, fields, writer: None }, rebuilt))
+        index
+            .tokenizers()
+            .register(TOKENIZER, TextAnalyzer::from(SlmTokenizer));
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
+        Ok((
+            Bm25 {
+                index,
+                reader,
+                fields,
+                writer: None,
+            },
+            rebuilt,
+        ))
     }
 
     /// Open an index for reading only; a broken one is reported, not rebuilt.
@@ -158,9 +187,19 @@ impl Bm25 {
         if index.schema() != schema {
             return Err(Error::Bm25("its schema differs from this slm's".into()));
         }
-        index.tokenizers().register(TOKENIZER, TextAnalyzer::from(SlmTokenizer));
-        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
-        Ok(Bm25 { index, reader, fields, writer: None })
+        index
+            .tokenizers()
+            .register(TOKENIZER, TextAnalyzer::from(SlmTokenizer));
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
+        Ok(Bm25 {
+            index,
+            reader,
+            fields,
+            writer: None,
+        })
     }
 
     /// The store generation this index reflects (its last commit's payload).
@@ -196,7 +235,8 @@ impl Bm25 {
 
     pub fn delete(&mut self, id: i64) -> Result<()> {
         let f = self.fields;
-        self.writer()?.delete_term(Term::from_field_u64(f.id, id as u64));
+        self.writer()?
+            .delete_term(Term::from_field_u64(f.id, id as u64));
         Ok(())
     }
 
@@ -254,7 +294,12 @@ impl Bm25 {
         }
         let text_q: Vec<(Occur, Box<dyn Query>)> = terms
             .into_iter()
-            .map(|t| (Occur::Should, Box::new(TermQuery::new(t, IndexRecordOption::WithFreqs)) as Box<dyn Query>))
+            .map(|t| {
+                (
+                    Occur::Should,
+                    Box::new(TermQuery::new(t, IndexRecordOption::WithFreqs)) as Box<dyn Query>,
+                )
+            })
             .collect();
         let mut vis_terms = vec![format!("p:{}", vis.profile)];
         if vis.shared {
@@ -268,14 +313,22 @@ impl Bm25 {
             .map(|v| {
                 (
                     Occur::Should,
-                    Box::new(TermQuery::new(Term::from_field_text(self.fields.vis, v), IndexRecordOption::Basic))
-                        as Box<dyn Query>,
+                    Box::new(TermQuery::new(
+                        Term::from_field_text(self.fields.vis, v),
+                        IndexRecordOption::Basic,
+                    )) as Box<dyn Query>,
                 )
             })
             .collect();
         let q = BooleanQuery::new(vec![
-            (Occur::Must, Box::new(BooleanQuery::new(text_q)) as Box<dyn Query>),
-            (Occur::Must, Box::new(BooleanQuery::new(vis_q)) as Box<dyn Query>),
+            (
+                Occur::Must,
+                Box::new(BooleanQuery::new(text_q)) as Box<dyn Query>,
+            ),
+            (
+                Occur::Must,
+                Box::new(BooleanQuery::new(vis_q)) as Box<dyn Query>,
+            ),
         ]);
         let searcher = self.reader.searcher();
         let top: Vec<(f32, DocAddress)> = searcher.search(&q, &TopDocs::with_limit(k))?;

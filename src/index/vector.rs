@@ -57,7 +57,12 @@ fn verr(e: impl std::fmt::Display) -> Error {
 impl Vectors {
     /// Open the saved index for `model`, or an empty one with the reason it had to be
     /// made anew (so the caller rebuilds it from the stored embeddings).
-    pub fn open(path: &Path, meta_path: &Path, model: &str, dim: usize) -> Result<(Vectors, Option<String>)> {
+    pub fn open(
+        path: &Path,
+        meta_path: &Path,
+        model: &str,
+        dim: usize,
+    ) -> Result<(Vectors, Option<String>)> {
         let fresh = |why: String| -> Result<(Vectors, Option<String>)> {
             let index = Index::new(&options(dim)).map_err(verr)?;
             Ok((
@@ -81,10 +86,15 @@ impl Vectors {
             Err(_) => return fresh("it did not exist".into()),
         };
         if sidecar.format != FORMAT || sidecar.model != model || sidecar.dimension != dim {
-            return fresh(format!("it was built for {} ({}-d)", sidecar.model, sidecar.dimension));
+            return fresh(format!(
+                "it was built for {} ({}-d)",
+                sidecar.model, sidecar.dimension
+            ));
         }
         let index = Index::new(&options(dim)).map_err(verr)?;
-        let Some(p) = path.to_str() else { return fresh("its path is not UTF-8".into()) };
+        let Some(p) = path.to_str() else {
+            return fresh("its path is not UTF-8".into());
+        };
         if let Err(e) = index.load(p) {
             return fresh(format!("it could not be loaded ({e})"));
         }
@@ -128,7 +138,11 @@ impl Vectors {
 
     pub fn upsert(&mut self, id: i64, v: &[f32]) -> Result<()> {
         if v.len() != self.dim {
-            return Err(Error::Vector(format!("embedding has {} dimensions, index has {}", v.len(), self.dim)));
+            return Err(Error::Vector(format!(
+                "embedding has {} dimensions, index has {}",
+                v.len(),
+                self.dim
+            )));
         }
         let key = id as u64;
         if self.index.contains(key) {
@@ -165,18 +179,34 @@ impl Vectors {
     }
 
     /// k nearest memories by cosine similarity, among those `allow` accepts: (id, cosine).
-    pub fn search(&self, q: &[f32], k: usize, allow: impl Fn(i64) -> bool) -> Result<Vec<(i64, f32)>> {
+    pub fn search(
+        &self,
+        q: &[f32],
+        k: usize,
+        allow: impl Fn(i64) -> bool,
+    ) -> Result<Vec<(i64, f32)>> {
         if self.index.size() == 0 || k == 0 {
             return Ok(Vec::new());
         }
-        let m = self.index.filtered_search(q, k, |key| allow(key as i64)).map_err(verr)?;
-        Ok(m.keys.iter().zip(m.distances.iter()).map(|(k, d)| (*k as i64, 1.0 - *d)).collect())
+        let m = self
+            .index
+            .filtered_search(q, k, |key| allow(key as i64))
+            .map_err(verr)?;
+        Ok(m.keys
+            .iter()
+            .zip(m.distances.iter())
+            .map(|(k, d)| (*k as i64, 1.0 - *d))
+            .collect())
     }
 
     /// Exact (brute-force) search, used to measure the approximate one.
     pub fn exact_search(&self, q: &[f32], k: usize) -> Result<Vec<(i64, f32)>> {
         let m = self.index.exact_search(q, k).map_err(verr)?;
-        Ok(m.keys.iter().zip(m.distances.iter()).map(|(k, d)| (*k as i64, 1.0 - *d)).collect())
+        Ok(m.keys
+            .iter()
+            .zip(m.distances.iter())
+            .map(|(k, d)| (*k as i64, 1.0 - *d))
+            .collect())
     }
 
     /// The stored (quantised) vector of a memory.
@@ -199,10 +229,15 @@ impl Vectors {
     /// Write the index and its sidecar (temporary name, then rename).
     pub fn save(&mut self) -> Result<()> {
         if let Some(dir) = self.path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| Error::io("creating the index directory", e))?;
+            std::fs::create_dir_all(dir)
+                .map_err(|e| Error::io("creating the index directory", e))?;
         }
-        let tmp = self.path.with_extension(format!("tmp{}", std::process::id()));
-        let tmp_s = tmp.to_str().ok_or_else(|| Error::Vector("index path is not UTF-8".into()))?;
+        let tmp = self
+            .path
+            .with_extension(format!("tmp{}", std::process::id()));
+        let tmp_s = tmp
+            .to_str()
+            .ok_or_else(|| Error::Vector("index path is not UTF-8".into()))?;
         self.index.save(tmp_s).map_err(verr)?;
         std::fs::rename(&tmp, &self.path).map_err(|e| Error::io("saving the vector index", e))?;
         let sidecar = Sidecar {
@@ -211,8 +246,11 @@ impl Vectors {
             dimension: self.dim,
             applied_seq: self.applied_seq,
         };
-        crate::paths::write_atomic(&self.meta_path, &serde_json::to_vec_pretty(&sidecar).expect("plain struct"))
-            .map_err(|e| Error::io("saving the vector index sidecar", e))?;
+        crate::paths::write_atomic(
+            &self.meta_path,
+            &serde_json::to_vec_pretty(&sidecar).expect("plain struct"),
+        )
+        .map_err(|e| Error::io("saving the vector index sidecar", e))?;
         self.unsaved = 0;
         Ok(())
     }

@@ -39,30 +39,52 @@ pub fn question_entities(query: &str) -> Vec<String> {
     keys
 }
 
-pub fn apply(engine: &Engine, query: &str, entity_weight: f64, cands: &mut Vec<Candidate>) -> BoostReport {
+pub fn apply(
+    engine: &Engine,
+    query: &str,
+    entity_weight: f64,
+    cands: &mut Vec<Candidate>,
+) -> BoostReport {
     let start = Instant::now();
     let keys = question_entities(query);
-    let mut report = BoostReport { question_entities: keys.clone(), ..Default::default() };
+    let mut report = BoostReport {
+        question_entities: keys.clone(),
+        ..Default::default()
+    };
     if !keys.is_empty() {
         if let Ok(reader) = engine.reader() {
             let n = engine.num_docs().max(1) as f64;
             // Rarity weight per question entity: idf over memories that mention it.
             let found = reader.entities_by_norm(&keys).unwrap_or_default();
-            let idf: Vec<(i64, f64)> =
-                found.iter().map(|(id, _, df)| (*id, ((n + 1.0) / (*df as f64 + 1.0)).ln().max(0.1))).collect();
+            let idf: Vec<(i64, f64)> = found
+                .iter()
+                .map(|(id, _, df)| (*id, ((n + 1.0) / (*df as f64 + 1.0)).ln().max(0.1)))
+                .collect();
             let total: f64 = keys.len() as f64;
             for c in cands.iter_mut().take(ENTITY_DEPTH) {
                 if start.elapsed() > ENTITY_BUDGET {
                     report.budget_exhausted = true;
                     break;
                 }
-                let mine: HashSet<i64> = reader.entity_ids(c.id).unwrap_or_default().into_iter().collect();
-                let shared: HashSet<&str> =
-                    found.iter().filter(|(id, _, _)| mine.contains(id)).map(|(_, norm, _)| norm.as_str()).collect();
+                let mine: HashSet<i64> = reader
+                    .entity_ids(c.id)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .collect();
+                let shared: HashSet<&str> = found
+                    .iter()
+                    .filter(|(id, _, _)| mine.contains(id))
+                    .map(|(_, norm, _)| norm.as_str())
+                    .collect();
                 if !shared.is_empty() {
                     let max_idf = idf.iter().map(|(_, w)| *w).fold(0.0, f64::max).max(1e-9);
-                    let w: f64 = idf.iter().filter(|(id, _)| mine.contains(id)).map(|(_, w)| *w / max_idf).sum::<f64>();
-                    c.entity_score = (shared.len() as f64 / total).min(1.0) * (w / shared.len() as f64).min(1.0);
+                    let w: f64 = idf
+                        .iter()
+                        .filter(|(id, _)| mine.contains(id))
+                        .map(|(_, w)| *w / max_idf)
+                        .sum::<f64>();
+                    c.entity_score =
+                        (shared.len() as f64 / total).min(1.0) * (w / shared.len() as f64).min(1.0);
                 }
                 report.scored += 1;
             }

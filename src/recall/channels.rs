@@ -60,7 +60,13 @@ pub enum Channel {
 }
 
 impl Channel {
-    pub const ALL: [Channel; 5] = [Channel::Semantic, Channel::Bm25, Channel::Temporal, Channel::Spreading, Channel::Hopfield];
+    pub const ALL: [Channel; 5] = [
+        Channel::Semantic,
+        Channel::Bm25,
+        Channel::Temporal,
+        Channel::Spreading,
+        Channel::Hopfield,
+    ];
     pub fn name(&self) -> &'static str {
         match self {
             Channel::Semantic => "semantic",
@@ -107,21 +113,37 @@ fn test_hooks(c: Channel) -> Result<()> {
         }
     }
     if std::env::var(TEST_FAIL_ENV).is_ok_and(|v| v.split(',').any(|n| n == c.name())) {
-        return Err(Error::Other(format!("{} failed on purpose (test hook)", c.name())));
+        return Err(Error::Other(format!(
+            "{} failed on purpose (test hook)",
+            c.name()
+        )));
     }
     Ok(())
 }
 
 /// Run the first-wave producers in parallel, then spreading activation from their seeds.
-pub fn run(engine: &Engine, q: &Classified, query: &str, filters: &Filters, now_ms: i64, cosine_floor: f32) -> ChannelOutput {
+pub fn run(
+    engine: &Engine,
+    q: &Classified,
+    query: &str,
+    filters: &Filters,
+    now_ms: i64,
+    cosine_floor: f32,
+) -> ChannelOutput {
     let mut out = ChannelOutput::default();
     let deadline = Instant::now() + PRODUCER_TIMEOUT;
     // Embed once, before the vector producers split.
-    let qvec: Option<std::result::Result<Vec<f32>, String>> =
-        engine.embed_query(query).map(|r| r.map_err(|e| e.to_string()));
+    let qvec: Option<std::result::Result<Vec<f32>, String>> = engine
+        .embed_query(query)
+        .map(|r| r.map_err(|e| e.to_string()));
     let (tx, rx) = crossbeam_channel::unbounded::<(Channel, Result<Option<Hits>>, f64)>();
     std::thread::scope(|s| {
-        for c in [Channel::Semantic, Channel::Bm25, Channel::Temporal, Channel::Hopfield] {
+        for c in [
+            Channel::Semantic,
+            Channel::Bm25,
+            Channel::Temporal,
+            Channel::Hopfield,
+        ] {
             let tx = tx.clone();
             let qvec = &qvec;
             s.spawn(move || {
@@ -141,14 +163,25 @@ pub fn run(engine: &Engine, q: &Classified, query: &str, filters: &Filters, now_
             collect(&mut out, c, r, ms);
         }
         // Anything not heard from by the deadline is out of this recall.
-        for c in [Channel::Semantic, Channel::Bm25, Channel::Temporal, Channel::Hopfield] {
+        for c in [
+            Channel::Semantic,
+            Channel::Bm25,
+            Channel::Temporal,
+            Channel::Hopfield,
+        ] {
             out.status.entry(c).or_insert(ChannelStatus::TimedOut);
         }
     });
     // The scope joined late producers; their answers arrived after the deadline and were dropped.
     let t = Instant::now();
-    let r = test_hooks(Channel::Spreading).and_then(|_| spreading(engine, &out, filters, cosine_floor));
-    collect(&mut out, Channel::Spreading, r, t.elapsed().as_secs_f64() * 1000.0);
+    let r =
+        test_hooks(Channel::Spreading).and_then(|_| spreading(engine, &out, filters, cosine_floor));
+    collect(
+        &mut out,
+        Channel::Spreading,
+        r,
+        t.elapsed().as_secs_f64() * 1000.0,
+    );
     if let Some(Ok(v)) = qvec {
         out.query_vec = Some(v);
     }
@@ -166,7 +199,10 @@ fn collect(out: &mut ChannelOutput, c: Channel, r: Result<Option<Hits>>, ms: f64
             out.status.insert(c, ChannelStatus::Idle);
         }
         Err(Error::Vector(e)) | Err(Error::Model(e)) if e.starts_with("unavailable:") => {
-            out.status.insert(c, ChannelStatus::Unavailable(e.trim_start_matches("unavailable:").trim().to_string()));
+            out.status.insert(
+                c,
+                ChannelStatus::Unavailable(e.trim_start_matches("unavailable:").trim().to_string()),
+            );
         }
         Err(e) => {
             out.status.insert(c, ChannelStatus::Failed(e.to_string()));
@@ -179,7 +215,11 @@ fn unavailable(why: impl std::fmt::Display) -> Error {
 }
 
 fn admitted(engine: &Engine, filters: &Filters, hits: Vec<(i64, f64)>) -> Result<Vec<(i64, f64)>> {
-    engine.with_meta(|meta| hits.into_iter().filter(|(id, _)| meta.get(id).is_some_and(|m| filters.admits(m))).collect())
+    engine.with_meta(|meta| {
+        hits.into_iter()
+            .filter(|(id, _)| meta.get(id).is_some_and(|m| filters.admits(m)))
+            .collect()
+    })
 }
 
 fn query_vec<'a>(qvec: &'a Option<std::result::Result<Vec<f32>, String>>) -> Result<&'a Vec<f32>> {
@@ -190,7 +230,11 @@ fn query_vec<'a>(qvec: &'a Option<std::result::Result<Vec<f32>, String>>) -> Res
     }
 }
 
-fn semantic(engine: &Engine, qvec: &Option<std::result::Result<Vec<f32>, String>>, filters: &Filters) -> Result<Option<Hits>> {
+fn semantic(
+    engine: &Engine,
+    qvec: &Option<std::result::Result<Vec<f32>, String>>,
+    filters: &Filters,
+) -> Result<Option<Hits>> {
     let v = query_vec(qvec)?;
     let health = engine.vector_health();
     if !health.usable() {
@@ -199,16 +243,24 @@ fn semantic(engine: &Engine, qvec: &Option<std::result::Result<Vec<f32>, String>
     let hits = engine.with_meta(|meta| {
         engine.with_vectors(|vx| match vx {
             None => Err(unavailable("vector index not loaded")),
-            Some(vx) => vx.search(v, CHANNEL_DEPTH, |id| meta.get(&id).is_some_and(|m| filters.admits(m))),
+            Some(vx) => vx.search(v, CHANNEL_DEPTH, |id| {
+                meta.get(&id).is_some_and(|m| filters.admits(m))
+            }),
         })
     })???;
-    Ok(Some(Hits(hits.into_iter().map(|(id, c)| (id, c as f64)).collect())))
+    Ok(Some(Hits(
+        hits.into_iter().map(|(id, c)| (id, c as f64)).collect(),
+    )))
 }
 
 /// Words the keyword producer searches for: content words, or all words when the query
 /// is nothing but stop words (so "the a an of" still searches and finds nothing real).
 pub fn keyword_terms(q: &Classified) -> Vec<String> {
-    if q.content_words.is_empty() { q.words.clone() } else { q.content_words.clone() }
+    if q.content_words.is_empty() {
+        q.words.clone()
+    } else {
+        q.content_words.clone()
+    }
 }
 
 fn bm25(engine: &Engine, q: &Classified, filters: &Filters) -> Result<Option<Hits>> {
@@ -222,24 +274,43 @@ fn bm25(engine: &Engine, q: &Classified, filters: &Filters) -> Result<Option<Hit
     }
     // Over-fetch: time and kind filters are applied after the index's visibility filter.
     let raw = engine.bm25_search(&terms, &filters.visibility(), CHANNEL_DEPTH * 2)?;
-    let mut hits = admitted(engine, filters, raw.into_iter().map(|(id, s)| (id, s as f64)).collect())?;
+    let mut hits = admitted(
+        engine,
+        filters,
+        raw.into_iter().map(|(id, s)| (id, s as f64)).collect(),
+    )?;
     hits.truncate(CHANNEL_DEPTH);
     Ok(Some(Hits(hits)))
 }
 
-fn temporal(engine: &Engine, q: &Classified, filters: &Filters, now_ms: i64) -> Result<Option<Hits>> {
+fn temporal(
+    engine: &Engine,
+    q: &Classified,
+    filters: &Filters,
+    now_ms: i64,
+) -> Result<Option<Hits>> {
     if q.present_tense {
         // Newest first; captured prompts and bookkeeping are not what "I am working on" means.
         let mut rows: Vec<(i64, i64)> = engine.with_meta(|meta| {
             meta.values()
-                .filter(|m| filters.admits(m) && m.kind != Kind::Prompt && m.source != crate::memory::Source::CapturedPrompt && m.event_at <= now_ms)
+                .filter(|m| {
+                    filters.admits(m)
+                        && m.kind != Kind::Prompt
+                        && m.source != crate::memory::Source::CapturedPrompt
+                        && m.event_at <= now_ms
+                })
                 .map(|m| (m.id, m.event_at))
                 .collect()
         })?;
         rows.sort_by(|a, b| b.1.cmp(&a.1).then(b.0.cmp(&a.0)));
         rows.truncate(RECENCY_DEPTH);
         let n = rows.len().max(1) as f64;
-        return Ok(Some(Hits(rows.iter().enumerate().map(|(i, (id, _))| (*id, 1.0 - i as f64 / n)).collect())));
+        return Ok(Some(Hits(
+            rows.iter()
+                .enumerate()
+                .map(|(i, (id, _))| (*id, 1.0 - i as f64 / n))
+                .collect(),
+        )));
     }
     if q.time.refs.is_empty() {
         return Ok(None);
@@ -250,7 +321,10 @@ fn temporal(engine: &Engine, q: &Classified, filters: &Filters, now_ms: i64) -> 
             .filter(|m| filters.admits(m))
             .filter_map(|m| {
                 let t = crate::clock::from_ms(m.event_at);
-                let p = intervals.iter().map(|i| timeparse::proximity(t, i)).fold(0.0, f64::max);
+                let p = intervals
+                    .iter()
+                    .map(|i| timeparse::proximity(t, i))
+                    .fold(0.0, f64::max);
                 (p > 0.05).then_some((m.id, p, m.event_at))
             })
             .collect()
@@ -258,23 +332,37 @@ fn temporal(engine: &Engine, q: &Classified, filters: &Filters, now_ms: i64) -> 
     let _ = interval_ms;
     rows.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.2.cmp(&a.2)));
     rows.truncate(CHANNEL_DEPTH);
-    Ok(Some(Hits(rows.into_iter().map(|(id, p, _)| (id, p)).collect())))
+    Ok(Some(Hits(
+        rows.into_iter().map(|(id, p, _)| (id, p)).collect(),
+    )))
 }
 
-fn hopfield(engine: &Engine, qvec: &Option<std::result::Result<Vec<f32>, String>>, filters: &Filters) -> Result<Option<Hits>> {
+fn hopfield(
+    engine: &Engine,
+    qvec: &Option<std::result::Result<Vec<f32>, String>>,
+    filters: &Filters,
+) -> Result<Option<Hits>> {
     let q = query_vec(qvec)?;
     let patterns: Vec<(i64, Vec<f32>)> = engine.with_meta(|meta| {
         engine.with_vectors(|vx| -> Result<Vec<(i64, Vec<f32>)>> {
             let vx = vx.ok_or_else(|| unavailable("vector index not loaded"))?;
-            let near = vx.search(q, HOPFIELD_PREFILTER, |id| meta.get(&id).is_some_and(|m| filters.admits(m)))?;
-            Ok(near.into_iter().filter_map(|(id, _)| vx.get(id).map(|v| (id, v))).collect())
+            let near = vx.search(q, HOPFIELD_PREFILTER, |id| {
+                meta.get(&id).is_some_and(|m| filters.admits(m))
+            })?;
+            Ok(near
+                .into_iter()
+                .filter_map(|(id, _)| vx.get(id).map(|v| (id, v)))
+                .collect())
         })
     })???;
     if patterns.is_empty() {
         return Ok(Some(Hits::default()));
     }
     let attention = |xi: &[f32]| -> Vec<f32> {
-        let logits: Vec<f32> = patterns.iter().map(|(_, x)| HOPFIELD_BETA * embed::cosine(x, xi)).collect();
+        let logits: Vec<f32> = patterns
+            .iter()
+            .map(|(_, x)| HOPFIELD_BETA * embed::cosine(x, xi))
+            .collect();
         let max = logits.iter().cloned().fold(f32::MIN, f32::max);
         let exps: Vec<f32> = logits.iter().map(|l| (l - max).exp()).collect();
         let sum: f32 = exps.iter().sum();
@@ -293,19 +381,39 @@ fn hopfield(engine: &Engine, qvec: &Option<std::result::Result<Vec<f32>, String>
         xi = next;
     }
     let p = attention(&xi);
-    let mut hits: Vec<(i64, f64)> = patterns.iter().zip(p).map(|((id, _), w)| (*id, w as f64)).collect();
+    let mut hits: Vec<(i64, f64)> = patterns
+        .iter()
+        .zip(p)
+        .map(|((id, _), w)| (*id, w as f64))
+        .collect();
     hits.sort_by(|a, b| b.1.total_cmp(&a.1));
     Ok(Some(Hits(hits)))
 }
 
-fn spreading(engine: &Engine, out: &ChannelOutput, filters: &Filters, cosine_floor: f32) -> Result<Option<Hits>> {
+fn spreading(
+    engine: &Engine,
+    out: &ChannelOutput,
+    filters: &Filters,
+    cosine_floor: f32,
+) -> Result<Option<Hits>> {
     // Seeds: interleave the best of semantic and BM25, the two direct-evidence producers,
     // counting only hits that are evidence themselves (cosine at the floor, any BM25 match).
     let mut seeds: Vec<(i64, f64)> = Vec::new();
     let semantic: Hits = Hits(
-        out.hits.get(&Channel::Semantic).map(|h| h.0.iter().filter(|(_, s)| *s >= cosine_floor as f64).cloned().collect()).unwrap_or_default(),
+        out.hits
+            .get(&Channel::Semantic)
+            .map(|h| {
+                h.0.iter()
+                    .filter(|(_, s)| *s >= cosine_floor as f64)
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default(),
     );
-    let lists: Vec<&Hits> = [Some(&semantic), out.hits.get(&Channel::Bm25)].into_iter().flatten().collect();
+    let lists: Vec<&Hits> = [Some(&semantic), out.hits.get(&Channel::Bm25)]
+        .into_iter()
+        .flatten()
+        .collect();
     for i in 0..SPREAD_SEEDS {
         for l in &lists {
             if let Some((id, _)) = l.0.get(i) {
@@ -334,7 +442,11 @@ fn spreading(engine: &Engine, out: &ChannelOutput, filters: &Filters, cosine_flo
                     Some(m) => m.clone(),
                     None => {
                         let deg = reader.entity_degree(eid)?;
-                        let m = if deg > SPREAD_MAX_ENTITY_DEGREE { Vec::new() } else { reader.memories_with_entity(eid, SPREAD_MAX_ENTITY_DEGREE as usize)? };
+                        let m = if deg > SPREAD_MAX_ENTITY_DEGREE {
+                            Vec::new()
+                        } else {
+                            reader.memories_with_entity(eid, SPREAD_MAX_ENTITY_DEGREE as usize)?
+                        };
                         entity_members.insert(eid, m.clone());
                         m
                     }
@@ -358,7 +470,10 @@ fn spreading(engine: &Engine, out: &ChannelOutput, filters: &Filters, cosine_flo
         frontier = next;
     }
     let seed_ids: std::collections::HashSet<i64> = seeds.iter().map(|(id, _)| *id).collect();
-    let mut hits: Vec<(i64, f64)> = activation.into_iter().filter(|(id, a)| !seed_ids.contains(id) && *a > 0.0).collect();
+    let mut hits: Vec<(i64, f64)> = activation
+        .into_iter()
+        .filter(|(id, a)| !seed_ids.contains(id) && *a > 0.0)
+        .collect();
     hits = admitted(engine, filters, hits)?;
     hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     hits.truncate(CHANNEL_DEPTH);

@@ -143,7 +143,15 @@ const PRESENT_PATTERNS: &[&str] = &[
     "current focus",
 ];
 
-const PROMPT_PATTERNS: &[&str] = &["did i ask", "have i asked", "i asked for", "i asked you", "my request", "my prompt", "did i request"];
+const PROMPT_PATTERNS: &[&str] = &[
+    "did i ask",
+    "have i asked",
+    "i asked for",
+    "i asked you",
+    "my request",
+    "my prompt",
+    "did i request",
+];
 
 pub fn classify(query: &str, now: DateTime<Utc>) -> Classified {
     let lower = query.to_lowercase();
@@ -152,18 +160,46 @@ pub fn classify(query: &str, now: DateTime<Utc>) -> Classified {
     let time = timeparse::parse_query(query, now);
     let present_tense = PRESENT_PATTERNS.iter().any(|p| lower.contains(p));
     let asks_for_prompts = PROMPT_PATTERNS.iter().any(|p| lower.contains(p));
-    let names = text::entities(query).iter().filter(|e| e.kind != text::EntityKind::Quoted).count();
-    let codes = content_words.iter().filter(|w| text::is_code_like(w)).count();
+    let names = text::entities(query)
+        .iter()
+        .filter(|e| e.kind != text::EntityKind::Quoted)
+        .count();
+    let codes = content_words
+        .iter()
+        .filter(|w| text::is_code_like(w))
+        .count();
     let has_q = text::has_question_word(query);
     let class = if present_tense {
         QueryClass::Recency
     } else if !time.refs.is_empty() || time.asks_when || time.order.is_some() {
         QueryClass::Temporal
-    } else if lower.starts_with("how many") || lower.contains("how often") || lower.contains("list ") || lower.contains("what are some") || lower.contains("all the ") {
+    } else if lower.starts_with("how many")
+        || lower.contains("how often")
+        || lower.contains("list ")
+        || lower.contains("what are some")
+        || lower.contains("all the ")
+    {
         QueryClass::Aggregation
-    } else if names >= 2 && (lower.contains(" and ") || lower.contains(" both ") || lower.contains("between") || lower.contains("in common")) {
+    } else if names >= 2
+        && (lower.contains(" and ")
+            || lower.contains(" both ")
+            || lower.contains("between")
+            || lower.contains("in common"))
+    {
         QueryClass::MultiHop
-    } else if ["think", "feel", "opinion", "prefer", "favorite", "favourite", "like about", "enjoy"].iter().any(|w| lower.contains(w)) {
+    } else if [
+        "think",
+        "feel",
+        "opinion",
+        "prefer",
+        "favorite",
+        "favourite",
+        "like about",
+        "enjoy",
+    ]
+    .iter()
+    .any(|w| lower.contains(w))
+    {
         QueryClass::Opinion
     } else if codes > 0 && content_words.len() <= 4 {
         QueryClass::Entity

@@ -28,7 +28,11 @@ pub struct Filters {
 
 impl Filters {
     pub fn visibility(&self) -> Visibility {
-        Visibility { profile: self.profile.clone(), shared: self.include_shared, global: self.include_global }
+        Visibility {
+            profile: self.profile.clone(),
+            shared: self.include_shared,
+            global: self.include_global,
+        }
     }
 
     /// Time travel asks about the past, where a later correction may not exist yet.
@@ -58,7 +62,10 @@ impl Filters {
             }
         }
         if let Some(t) = self.as_of {
-            if m.event_at > t || m.valid_from.is_some_and(|v| v > t) || m.valid_until.is_some_and(|v| v <= t) {
+            if m.event_at > t
+                || m.valid_from.is_some_and(|v| v > t)
+                || m.valid_until.is_some_and(|v| v <= t)
+            {
                 return false;
             }
         }

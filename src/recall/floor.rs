@@ -33,12 +33,18 @@ pub enum Abstain {
     NoCandidates,
 }
 
-pub fn apply(cands: Vec<Candidate>, floor: f32, pinned: impl Fn(i64) -> bool) -> (Vec<Candidate>, Vec<FloorVerdict>) {
+pub fn apply(
+    cands: Vec<Candidate>,
+    floor: f32,
+    pinned: impl Fn(i64) -> bool,
+) -> (Vec<Candidate>, Vec<FloorVerdict>) {
     let mut kept = Vec::new();
     let mut verdicts = Vec::new();
     for c in cands {
         let mut because = Vec::new();
-        if c.channel_score(Channel::Semantic).is_some_and(|s| s as f32 >= floor) {
+        if c.channel_score(Channel::Semantic)
+            .is_some_and(|s| s as f32 >= floor)
+        {
             because.push("semantic");
         }
         if c.channel_score(Channel::Bm25).is_some_and(|s| s > 0.0) {
@@ -61,7 +67,11 @@ pub fn apply(cands: Vec<Candidate>, floor: f32, pinned: impl Fn(i64) -> bool) ->
                 "associative only (spreading/hopfield)"
             });
         }
-        verdicts.push(FloorVerdict { id: c.id, kept: ok, because });
+        verdicts.push(FloorVerdict {
+            id: c.id,
+            kept: ok,
+            because,
+        });
         if ok {
             kept.push(c);
         }

@@ -52,7 +52,9 @@ pub fn weight_of(w: &Weights, c: Channel) -> f64 {
 pub fn fuse(out: &ChannelOutput, w: &Weights) -> Vec<Candidate> {
     let mut by_id: HashMap<i64, Candidate> = HashMap::new();
     for c in Channel::ALL {
-        let Some(hits) = out.hits.get(&c) else { continue };
+        let Some(hits) = out.hits.get(&c) else {
+            continue;
+        };
         let weight = weight_of(w, c);
         for (i, (id, score)) in hits.0.iter().enumerate() {
             let rank = i + 1;
@@ -65,7 +67,13 @@ pub fn fuse(out: &ChannelOutput, w: &Weights) -> Vec<Candidate> {
                 score: 0.0,
                 rerank_score: None,
             });
-            cand.channels.insert(c, ChannelHit { rank, score: *score });
+            cand.channels.insert(
+                c,
+                ChannelHit {
+                    rank,
+                    score: *score,
+                },
+            );
             cand.fused += weight / (RRF_K + rank as f64);
         }
     }

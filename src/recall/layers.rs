@@ -9,8 +9,8 @@
 //! shorten the last memory's text, then leave memories out. `layers.trimmed` says what went.
 
 use super::{RecallRequest, ScoredResult};
-use crate::engine::Engine;
 use crate::Result;
+use crate::engine::Engine;
 use serde::Serialize;
 
 /// Characters in a one-line preview.
@@ -44,22 +44,43 @@ pub struct LayersReport {
 /// Build depth-2 context for one memory (also what `slm expand` shows).
 pub fn context_for(engine: &Engine, id: i64, filters: &super::filters::Filters) -> Result<Context> {
     let reader = engine.reader()?;
-    let Some(m) = reader.get(id)? else { return Ok(Context::default()) };
-    let admit = |oid: i64| engine.with_meta(|meta| meta.get(&oid).is_some_and(|r| filters.visible(r) && !r.bookkeeping)).unwrap_or(false);
+    let Some(m) = reader.get(id)? else {
+        return Ok(Context::default());
+    };
+    let admit = |oid: i64| {
+        engine
+            .with_meta(|meta| {
+                meta.get(&oid)
+                    .is_some_and(|r| filters.visible(r) && !r.bookkeeping)
+            })
+            .unwrap_or(false)
+    };
     let mut items = Vec::new();
     let mut seen = std::collections::HashSet::from([id]);
     for (other, kind, _) in reader.links_of(id)? {
         if kind == "supersedes" && seen.insert(other) && admit(other) {
             if let Some(t) = reader.text(other)? {
-                let rel = if m.superseded_by == Some(other) { "correction" } else { "source" };
-                items.push(ContextItem { id: other, relation: rel, text: t });
+                let rel = if m.superseded_by == Some(other) {
+                    "correction"
+                } else {
+                    "source"
+                };
+                items.push(ContextItem {
+                    id: other,
+                    relation: rel,
+                    text: t,
+                });
             }
         }
     }
     if let Some(c) = m.superseded_by {
         if seen.insert(c) && admit(c) {
             if let Some(t) = reader.text(c)? {
-                items.push(ContextItem { id: c, relation: "correction", text: t });
+                items.push(ContextItem {
+                    id: c,
+                    relation: "correction",
+                    text: t,
+                });
             }
         }
     }
@@ -68,7 +89,11 @@ pub fn context_for(engine: &Engine, id: i64, filters: &super::filters::Filters) 
         for other in reader.same_session(id, s, CONTEXT_EACH * 3)? {
             if n < CONTEXT_EACH && seen.insert(other) && admit(other) {
                 if let Some(t) = reader.text(other)? {
-                    items.push(ContextItem { id: other, relation: "same_session", text: t });
+                    items.push(ContextItem {
+                        id: other,
+                        relation: "same_session",
+                        text: t,
+                    });
                     n += 1;
                 }
             }
@@ -85,7 +110,11 @@ pub fn context_for(engine: &Engine, id: i64, filters: &super::filters::Filters) 
             }
             if seen.insert(other) && admit(other) {
                 if let Some(t) = reader.text(other)? {
-                    items.push(ContextItem { id: other, relation: "same_entity", text: t });
+                    items.push(ContextItem {
+                        id: other,
+                        relation: "same_entity",
+                        text: t,
+                    });
                     n += 1;
                 }
             }
@@ -100,12 +129,20 @@ fn body_tokens(engine: &Engine, r: &ScoredResult) -> usize {
 }
 
 fn context_tokens(engine: &Engine, r: &ScoredResult) -> usize {
-    r.context.as_ref().map_or(0, |c| c.items.iter().map(|i| 4 + engine.count_tokens(&i.text)).sum())
+    r.context.as_ref().map_or(0, |c| {
+        c.items
+            .iter()
+            .map(|i| 4 + engine.count_tokens(&i.text))
+            .sum()
+    })
 }
 
 /// Tokens a result list costs, the way `apply` counts it.
 pub fn cost(engine: &Engine, results: &[ScoredResult]) -> usize {
-    results.iter().map(|r| body_tokens(engine, r) + context_tokens(engine, r)).sum()
+    results
+        .iter()
+        .map(|r| body_tokens(engine, r) + context_tokens(engine, r))
+        .sum()
 }
 
 /// Longest prefix of `text` (cut at a char boundary, "…" added) within `budget` tokens.
@@ -126,13 +163,22 @@ fn shorten(engine: &Engine, text: &str, budget: usize) -> Option<String> {
     Some(chars[..lo].iter().collect::<String>() + "…")
 }
 
-pub fn apply(engine: &Engine, req: &RecallRequest, results: &mut Vec<ScoredResult>, weak: &mut Vec<ScoredResult>) -> Result<LayersReport> {
+pub fn apply(
+    engine: &Engine,
+    req: &RecallRequest,
+    results: &mut Vec<ScoredResult>,
+    weak: &mut Vec<ScoredResult>,
+) -> Result<LayersReport> {
     if req.depth >= 2 {
         for r in results.iter_mut().chain(weak.iter_mut()) {
             r.context = Some(context_for(engine, r.id, &req.filters)?);
         }
     }
-    let mut report = LayersReport { depth: req.depth, max_tokens: req.max_tokens, ..Default::default() };
+    let mut report = LayersReport {
+        depth: req.depth,
+        max_tokens: req.max_tokens,
+        ..Default::default()
+    };
     let Some(budget) = req.max_tokens else {
         report.tokens_used = cost(engine, results) + cost(engine, weak);
         return Ok(report);
@@ -146,7 +192,11 @@ pub fn apply(engine: &Engine, req: &RecallRequest, results: &mut Vec<ScoredResul
     let mut i = results.len();
     while i > 0 && cost(engine, results) > budget {
         i -= 1;
-        if results[i].context.take().is_some_and(|c| !c.items.is_empty()) {
+        if results[i]
+            .context
+            .take()
+            .is_some_and(|c| !c.items.is_empty())
+        {
             report.trimmed.push(format!("context:{}", results[i].id));
         }
     }
@@ -159,10 +209,17 @@ pub fn apply(engine: &Engine, req: &RecallRequest, results: &mut Vec<ScoredResul
         let others = total - body_tokens(engine, last) - context_tokens(engine, last);
         let room = budget.saturating_sub(others + RESULT_OVERHEAD_TOKENS);
         let body = last.text.clone().unwrap_or_else(|| last.preview.clone());
-        let short = if room > 0 { shorten(engine, &body, room) } else { None };
+        let short = if room > 0 {
+            shorten(engine, &body, room)
+        } else {
+            None
+        };
         let id = last.id;
         match short {
-            Some(s) if s.chars().count() > 1 && others + RESULT_OVERHEAD_TOKENS + engine.count_tokens(&s) <= budget => {
+            Some(s)
+                if s.chars().count() > 1
+                    && others + RESULT_OVERHEAD_TOKENS + engine.count_tokens(&s) <= budget =>
+            {
                 let l = results.last_mut().expect("non-empty");
                 if l.text.is_some() {
                     l.text = Some(s.clone());

@@ -48,7 +48,9 @@ pub const PROMPT_PROMOTION: f64 = 2.0;
 pub enum View {
     #[default]
     Person,
-    Agent { include_related: bool },
+    Agent {
+        include_related: bool,
+    },
 }
 
 /// A fully resolved recall: every default filled in, so the worker and the in-process path
@@ -179,11 +181,24 @@ pub fn run(engine: &Engine, req: &RecallRequest) -> Result<RecallResponse> {
 
     // 2. producers
     let t = Instant::now();
-    let cosine_floor = engine.embedder().and_then(|e| e.similarity_floor()).unwrap_or(floor::DEFAULT_COSINE_FLOOR);
-    let out = channels::run(engine, &q, &req.query, &req.filters, req.now_ms, cosine_floor);
+    let cosine_floor = engine
+        .embedder()
+        .and_then(|e| e.similarity_floor())
+        .unwrap_or(floor::DEFAULT_COSINE_FLOOR);
+    let out = channels::run(
+        engine,
+        &q,
+        &req.query,
+        &req.filters,
+        req.now_ms,
+        cosine_floor,
+    );
     timing.insert("channels".to_string(), ms(t));
     for (c, v) in &out.timing_ms {
-        timing.insert(format!("channel.{}", c.name()), (*v * 1000.0).round() / 1000.0);
+        timing.insert(
+            format!("channel.{}", c.name()),
+            (*v * 1000.0).round() / 1000.0,
+        );
     }
 
     // 3. fusion
@@ -199,14 +214,22 @@ pub fn run(engine: &Engine, req: &RecallRequest) -> Result<RecallResponse> {
         for c in cands.iter_mut() {
             if let Some(m) = meta.get(&c.id) {
                 if m.kind == Kind::Prompt || m.source == Source::CapturedPrompt {
-                    c.score *= if q.asks_for_prompts { PROMPT_PROMOTION } else { PROMPT_DEMOTION };
+                    c.score *= if q.asks_for_prompts {
+                        PROMPT_PROMOTION
+                    } else {
+                        PROMPT_DEMOTION
+                    };
                 }
             }
         }
     })?;
     fusion::sort(&mut cands);
     timing.insert("boosts".to_string(), ms(t));
-    let fused_snapshot = if req.explain { cands.clone() } else { Vec::new() };
+    let fused_snapshot = if req.explain {
+        cands.clone()
+    } else {
+        Vec::new()
+    };
 
     // 5. evidence floor, before any limit
     let t = Instant::now();
@@ -228,7 +251,12 @@ pub fn run(engine: &Engine, req: &RecallRequest) -> Result<RecallResponse> {
     // 8. support tiers
     let t = Instant::now();
     let vector_ran = matches!(out.status.get(&Channel::Semantic), Some(ChannelStatus::Ok));
-    let reranker_missing = matches!(reranker_status, rerank::RerankerStatus::Loading | rerank::RerankerStatus::Unavailable(_) | rerank::RerankerStatus::Failed(_));
+    let reranker_missing = matches!(
+        reranker_status,
+        rerank::RerankerStatus::Loading
+            | rerank::RerankerStatus::Unavailable(_)
+            | rerank::RerankerStatus::Failed(_)
+    );
     let ctx = tiers::Context {
         engine,
         req,
@@ -236,7 +264,9 @@ pub fn run(engine: &Engine, req: &RecallRequest) -> Result<RecallResponse> {
         query_vec: out.query_vec.as_deref(),
         warming: !vector_ran || reranker_missing,
         degraded_reason: if !vector_ran {
-            out.status.get(&Channel::Semantic).map(|s| format!("vector search did not run ({s:?})"))
+            out.status
+                .get(&Channel::Semantic)
+                .map(|s| format!("vector search did not run ({s:?})"))
         } else if reranker_missing {
             Some(format!("reranker {reranker_status:?}"))
         } else {
@@ -249,10 +279,19 @@ pub fn run(engine: &Engine, req: &RecallRequest) -> Result<RecallResponse> {
 
     // 9. layers and budget
     let t = Instant::now();
-    let score_max = decision.results.iter().chain(&decision.weak).map(|(c, _, _)| c.score).fold(0.0, f64::max).max(1e-12);
+    let score_max = decision
+        .results
+        .iter()
+        .chain(&decision.weak)
+        .map(|(c, _, _)| c.score)
+        .fold(0.0, f64::max)
+        .max(1e-12);
     let mut results = Vec::new();
     let mut weak = Vec::new();
-    for (list, into) in [(&decision.results, &mut results), (&decision.weak, &mut weak)] {
+    for (list, into) in [
+        (&decision.results, &mut results),
+        (&decision.weak, &mut weak),
+    ] {
         for (c, tier, support) in list.iter() {
             if let Some(r) = to_result(engine, c, *tier, *support, score_max, req.depth)? {
                 into.push(r);
@@ -269,17 +308,20 @@ pub fn run(engine: &Engine, req: &RecallRequest) -> Result<RecallResponse> {
     timing.insert("layers".to_string(), ms(t));
     timing.insert("total".to_string(), ms(total));
 
-    let reason = if !results.is_empty() || !weak.is_empty() || decision.tier != tiers::AnswerTier::None {
-        None
-    } else if no_candidates {
-        Some(floor::Abstain::NoCandidates)
-    } else if ranked_ids.is_empty() {
-        Some(floor::Abstain::EvidenceFloor)
-    } else {
-        None
-    };
+    let reason =
+        if !results.is_empty() || !weak.is_empty() || decision.tier != tiers::AnswerTier::None {
+            None
+        } else if no_candidates {
+            Some(floor::Abstain::NoCandidates)
+        } else if ranked_ids.is_empty() {
+            Some(floor::Abstain::EvidenceFloor)
+        } else {
+            None
+        };
     let note = match (&reason, decision.note.clone()) {
-        (Some(floor::Abstain::NoCandidates), None) => Some("Nothing in memory matched this question.".to_string()),
+        (Some(floor::Abstain::NoCandidates), None) => {
+            Some("Nothing in memory matched this question.".to_string())
+        }
         (_, n) => n,
     };
     let mut notes = note;
@@ -291,7 +333,11 @@ pub fn run(engine: &Engine, req: &RecallRequest) -> Result<RecallResponse> {
     }
     let explain = req.explain.then(|| Explain {
         classified: Some(q.clone()),
-        channels: out.hits.iter().map(|(c, h)| (*c, h.0.iter().take(20).cloned().collect())).collect(),
+        channels: out
+            .hits
+            .iter()
+            .map(|(c, h)| (*c, h.0.iter().take(20).cloned().collect()))
+            .collect(),
         fused: fused_snapshot.into_iter().take(40).collect(),
         boosts: boost_report,
         floor: verdicts.into_iter().take(60).collect(),
@@ -324,8 +370,17 @@ pub fn run(engine: &Engine, req: &RecallRequest) -> Result<RecallResponse> {
     })
 }
 
-fn to_result(engine: &Engine, c: &Candidate, tier: Tier, support: Option<f64>, score_max: f64, depth: u8) -> Result<Option<ScoredResult>> {
-    let Some(m) = engine.get(c.id)? else { return Ok(None) };
+fn to_result(
+    engine: &Engine,
+    c: &Candidate,
+    tier: Tier,
+    support: Option<f64>,
+    score_max: f64,
+    depth: u8,
+) -> Result<Option<ScoredResult>> {
+    let Some(m) = engine.get(c.id)? else {
+        return Ok(None);
+    };
     Ok(Some(ScoredResult {
         id: m.id,
         rank_position: 0,

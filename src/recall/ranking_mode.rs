@@ -17,7 +17,11 @@ pub struct RankingMode {
 pub fn resolve() -> crate::Result<RankingMode> {
     let v = std::env::var(RANKING_ENV).unwrap_or_default();
     match v.trim() {
-        "" | "off" => Ok(RankingMode { requested: "off".into(), applied: false, note: None }),
+        "" | "off" => Ok(RankingMode {
+            requested: "off".into(),
+            applied: false,
+            note: None,
+        }),
         m @ ("v1" | "v2" | "v2-ensemble") => Ok(RankingMode {
             requested: m.into(),
             applied: false,
@@ -25,6 +29,8 @@ pub fn resolve() -> crate::Result<RankingMode> {
                 "{RANKING_ENV}={m}: learned ranking is not available in this version; the order comes from fusion and the reranker"
             )),
         }),
-        other => Err(crate::Error::Usage(format!("{RANKING_ENV}={other:?}: expected off, v1, v2 or v2-ensemble"))),
+        other => Err(crate::Error::Usage(format!(
+            "{RANKING_ENV}={other:?}: expected off, v1, v2 or v2-ensemble"
+        ))),
     }
 }

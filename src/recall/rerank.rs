@@ -8,7 +8,9 @@
 
 use super::fusion::{self, Candidate};
 use crate::embed::onnx::init_runtime;
-use fastembed::{RerankInitOptionsUserDefined, TextRerank, TokenizerFiles, UserDefinedRerankingModel};
+use fastembed::{
+    RerankInitOptionsUserDefined, TextRerank, TokenizerFiles, UserDefinedRerankingModel,
+};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -42,11 +44,19 @@ pub enum State {
 pub type Slot = Arc<Mutex<Arc<State>>>;
 
 pub fn configured_dir(settings: &crate::settings::Settings) -> Option<PathBuf> {
-    std::env::var_os(RERANKER_DIR_ENV).filter(|v| !v.is_empty()).map(PathBuf::from).or_else(|| settings.reranker.dir.clone())
+    std::env::var_os(RERANKER_DIR_ENV)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| settings.reranker.dir.clone())
 }
 
 fn read(dir: &Path, name: &str) -> Result<Vec<u8>, String> {
-    std::fs::read(dir.join(name)).map_err(|e| format!("{} is missing or unreadable ({e})", dir.join(name).display()))
+    std::fs::read(dir.join(name)).map_err(|e| {
+        format!(
+            "{} is missing or unreadable ({e})",
+            dir.join(name).display()
+        )
+    })
 }
 
 /// Load a cross-encoder from a directory (blocking; call it off the recall path).
@@ -59,13 +69,18 @@ pub fn load(dir: &Path, runtime: &Path) -> Result<TextRerank, String> {
         tokenizer_config_file: read(dir, "tokenizer_config.json")?,
     };
     init_runtime(runtime)?;
-    TextRerank::try_new_from_user_defined(UserDefinedRerankingModel::new(onnx, files), RerankInitOptionsUserDefined::new())
-        .map_err(|e| format!("the cross-encoder could not be loaded: {e}"))
+    TextRerank::try_new_from_user_defined(
+        UserDefinedRerankingModel::new(onnx, files),
+        RerankInitOptionsUserDefined::new(),
+    )
+    .map_err(|e| format!("the cross-encoder could not be loaded: {e}"))
 }
 
 /// Start loading in the background; the slot says how far it got.
 pub fn start(settings: &crate::settings::Settings, runtime: PathBuf) -> Slot {
-    let Some(dir) = configured_dir(settings) else { return Arc::new(Mutex::new(Arc::new(State::NotConfigured))) };
+    let Some(dir) = configured_dir(settings) else {
+        return Arc::new(Mutex::new(Arc::new(State::NotConfigured)));
+    };
     let slot: Slot = Arc::new(Mutex::new(Arc::new(State::Loading)));
     let s2 = slot.clone();
     std::thread::spawn(move || {
@@ -81,7 +96,12 @@ pub fn start(settings: &crate::settings::Settings, runtime: PathBuf) -> Slot {
 }
 
 /// Reorder the head of the qualified pool by the cross-encoder, when it is ready.
-pub fn apply(slot: &Slot, query: &str, cands: &mut [Candidate], text_of: impl Fn(i64) -> Option<String>) -> RerankerStatus {
+pub fn apply(
+    slot: &Slot,
+    query: &str,
+    cands: &mut [Candidate],
+    text_of: impl Fn(i64) -> Option<String>,
+) -> RerankerStatus {
     let state = match slot.lock() {
         Ok(g) => g.clone(),
         Err(_) => return RerankerStatus::Failed("reranker lock poisoned".into()),
@@ -96,8 +116,13 @@ pub fn apply(slot: &Slot, query: &str, cands: &mut [Candidate], text_of: impl Fn
     if n == 0 {
         return RerankerStatus::Applied;
     }
-    let docs: Vec<String> = cands[..n].iter().map(|c| text_of(c.id).unwrap_or_default()).collect();
-    let Ok(mut m) = model.lock() else { return RerankerStatus::Failed("reranker lock poisoned".into()) };
+    let docs: Vec<String> = cands[..n]
+        .iter()
+        .map(|c| text_of(c.id).unwrap_or_default())
+        .collect();
+    let Ok(mut m) = model.lock() else {
+        return RerankerStatus::Failed("reranker lock poisoned".into());
+    };
     match m.rerank(query.to_string(), docs, false, None) {
         Ok(rs) => {
             for r in rs {
@@ -107,7 +132,12 @@ pub fn apply(slot: &Slot, query: &str, cands: &mut [Candidate], text_of: impl Fn
             }
             // Reranked head, by cross-encoder score; the tail keeps its fused order below it.
             let head = &mut cands[..n];
-            head.sort_by(|a, b| b.rerank_score.unwrap_or(f32::MIN).total_cmp(&a.rerank_score.unwrap_or(f32::MIN)).then(a.id.cmp(&b.id)));
+            head.sort_by(|a, b| {
+                b.rerank_score
+                    .unwrap_or(f32::MIN)
+                    .total_cmp(&a.rerank_score.unwrap_or(f32::MIN))
+                    .then(a.id.cmp(&b.id))
+            });
             let _ = fusion::sort;
             RerankerStatus::Applied
         }

@@ -61,7 +61,8 @@ pub const GIBBERISH_WORDLIKE_BELOW: f64 = 0.5;
 pub const NOTE_RELATED: &str = "I don't have this exactly — here are the closest memories.";
 pub const NOTE_RELATED_AGENT: &str =
     "I don't have this exactly. Closer memories exist; ask with include_related to see them.";
-pub const NOTE_WARMING: &str = "slm is still warming up — results may be incomplete. Try again in a few minutes.";
+pub const NOTE_WARMING: &str =
+    "slm is still warming up — results may be incomplete. Try again in a few minutes.";
 
 /// The spec's "That isn't in SuperLocalMemory.", with the name slm shows users.
 pub fn note_none() -> String {
@@ -69,7 +70,19 @@ pub fn note_none() -> String {
 }
 
 /// Time words that never count as content the memory must carry.
-const TIME_WORDS: &[&str] = &["last", "next", "ago", "yesterday", "today", "tomorrow", "recently", "week", "month", "year", "weekend"];
+const TIME_WORDS: &[&str] = &[
+    "last",
+    "next",
+    "ago",
+    "yesterday",
+    "today",
+    "tomorrow",
+    "recently",
+    "week",
+    "month",
+    "year",
+    "weekend",
+];
 /// Weight of the temporal score in the support score for questions that name a time.
 pub const W_TIME: f64 = 0.30;
 
@@ -131,7 +144,11 @@ pub struct Decision {
 /// Question words the support check compares: content words, stemmed.
 fn stems(words: &[String]) -> Vec<String> {
     let mut seen = HashSet::new();
-    words.iter().map(|w| text::stem(w)).filter(|s| seen.insert(s.clone())).collect()
+    words
+        .iter()
+        .map(|w| text::stem(w))
+        .filter(|s| seen.insert(s.clone()))
+        .collect()
 }
 
 /// Does the question look like gibberish? Returns the reason.
@@ -150,13 +167,19 @@ pub fn gibberish(ctx: &Context<'_>, best_cosine: f64) -> Option<&'static str> {
     if g.hex_like > 0 && g.hex_like == g.content_words {
         return Some("bare ids or hashes");
     }
-    if g.content_words > 0 && (g.wordlike as f64) / (g.content_words as f64) < GIBBERISH_WORDLIKE_BELOW {
+    if g.content_words > 0
+        && (g.wordlike as f64) / (g.content_words as f64) < GIBBERISH_WORDLIKE_BELOW
+    {
         return Some("words that are not words");
     }
     // Words found in no memory at all. A statement (no question word) must be carried word
     // for word, so one unknown word means no memory holds it. A question whose every word
     // is unknown and that no memory matches by meaning has nothing to be close to.
-    let unknown = q.content_words.iter().filter(|w| ctx.engine.doc_freq(w) == 0).count();
+    let unknown = q
+        .content_words
+        .iter()
+        .filter(|w| ctx.engine.doc_freq(w) == 0)
+        .count();
     if !q.has_question_word && unknown > 0 {
         return Some("a word of it is in no memory");
     }
@@ -175,21 +198,54 @@ pub fn decide(ctx: &Context<'_>, ranked: &[Candidate], _no_candidates: bool) -> 
     let req = ctx.req;
     let limit = req.limit.max(1);
     let agent = matches!(req.view, View::Agent { .. });
-    let include_related = matches!(req.view, View::Agent { include_related: true });
+    let include_related = matches!(
+        req.view,
+        View::Agent {
+            include_related: true
+        }
+    );
 
     // The ungated behaviour, on request: the ranked list as it is.
     if !req.support_gate {
-        let results: Vec<_> = ranked.iter().take(limit).map(|c| (c.clone(), Tier::Supported, None)).collect();
-        let tier = if results.is_empty() { AnswerTier::None } else { AnswerTier::Supported };
-        return Ok(Decision { gibberish: None, tier, note: None, warming: false, results, weak: Vec::new(), signals: Vec::new() });
+        let results: Vec<_> = ranked
+            .iter()
+            .take(limit)
+            .map(|c| (c.clone(), Tier::Supported, None))
+            .collect();
+        let tier = if results.is_empty() {
+            AnswerTier::None
+        } else {
+            AnswerTier::Supported
+        };
+        return Ok(Decision {
+            gibberish: None,
+            tier,
+            note: None,
+            warming: false,
+            results,
+            weak: Vec::new(),
+            signals: Vec::new(),
+        });
     }
 
     let n_docs = ctx.engine.num_docs().max(1);
     // Words of a time phrase ("last Friday") are matched by the temporal producer, not by
     // the memory's words, so the word tests leave them out.
-    let time_words: HashSet<String> =
-        ctx.q.time.refs.iter().flat_map(|r| text::words(&r.matched)).chain(TIME_WORDS.iter().map(|w| w.to_string())).collect();
-    let words: Vec<String> = ctx.q.content_words.iter().filter(|w| !time_words.contains(*w)).cloned().collect();
+    let time_words: HashSet<String> = ctx
+        .q
+        .time
+        .refs
+        .iter()
+        .flat_map(|r| text::words(&r.matched))
+        .chain(TIME_WORDS.iter().map(|w| w.to_string()))
+        .collect();
+    let words: Vec<String> = ctx
+        .q
+        .content_words
+        .iter()
+        .filter(|w| !time_words.contains(*w))
+        .cloned()
+        .collect();
     let q_stems = stems(&words);
     let rare: Vec<String> = words
         .iter()
@@ -210,15 +266,38 @@ pub fn decide(ctx: &Context<'_>, ranked: &[Candidate], _no_candidates: bool) -> 
 
     // Present tense: no word-match test; answered from the newest memories.
     if ctx.q.present_tense && !ctx.warming {
-        let mut newest: Vec<&Candidate> = ranked.iter().filter(|c| c.channels.contains_key(&Channel::Temporal)).collect();
-        newest.sort_by_key(|c| c.channels.get(&Channel::Temporal).map(|h| h.rank).unwrap_or(usize::MAX));
-        let results: Vec<_> = newest.into_iter().take(limit).map(|c| (c.clone(), Tier::Supported, None)).collect();
+        let mut newest: Vec<&Candidate> = ranked
+            .iter()
+            .filter(|c| c.channels.contains_key(&Channel::Temporal))
+            .collect();
+        newest.sort_by_key(|c| {
+            c.channels
+                .get(&Channel::Temporal)
+                .map(|h| h.rank)
+                .unwrap_or(usize::MAX)
+        });
+        let results: Vec<_> = newest
+            .into_iter()
+            .take(limit)
+            .map(|c| (c.clone(), Tier::Supported, None))
+            .collect();
         if !results.is_empty() {
-            return Ok(Decision { gibberish: None, tier: AnswerTier::Supported, note: None, warming: false, results, weak: Vec::new(), signals });
+            return Ok(Decision {
+                gibberish: None,
+                tier: AnswerTier::Supported,
+                note: None,
+                warming: false,
+                results,
+                weak: Vec::new(),
+                signals,
+            });
         }
     }
 
-    let best_cosine = signals.iter().filter_map(|s| s.cosine).fold(f64::MIN, f64::max);
+    let best_cosine = signals
+        .iter()
+        .filter_map(|s| s.cosine)
+        .fold(f64::MIN, f64::max);
     let junk = gibberish(ctx, best_cosine);
 
     if ctx.warming {
@@ -229,43 +308,106 @@ pub fn decide(ctx: &Context<'_>, ranked: &[Candidate], _no_candidates: bool) -> 
             .iter()
             .filter(|c| c.channels.contains_key(&Channel::Bm25))
             .filter(|c| {
-                signals.iter().find(|s| s.id == c.id).is_some_and(|s| s.rare_all && s.coverage >= 0.5)
+                signals
+                    .iter()
+                    .find(|s| s.id == c.id)
+                    .is_some_and(|s| s.rare_all && s.coverage >= 0.5)
             })
             .take(WARMING_MAX)
-            .map(|c| (c.clone(), Tier::Related, signals.iter().find(|s| s.id == c.id).map(|s| s.score)))
+            .map(|c| {
+                (
+                    c.clone(),
+                    Tier::Related,
+                    signals.iter().find(|s| s.id == c.id).map(|s| s.score),
+                )
+            })
             .collect();
         let mut note = NOTE_WARMING.to_string();
         if let Some(r) = &ctx.degraded_reason {
             note.push_str(&format!(" ({r})"));
         }
-        let shown = if agent && !include_related { Vec::new() } else { keep };
-        return Ok(Decision { gibberish: None, tier: AnswerTier::Related, note: Some(note), warming: true, results: shown, weak: Vec::new(), signals });
+        let shown = if agent && !include_related {
+            Vec::new()
+        } else {
+            keep
+        };
+        return Ok(Decision {
+            gibberish: None,
+            tier: AnswerTier::Related,
+            note: Some(note),
+            warming: true,
+            results: shown,
+            weak: Vec::new(),
+            signals,
+        });
     }
 
     if let Some(_why) = junk {
-        let weak = if req.show_weak { weak_list(ranked, &signals) } else { Vec::new() };
-        return Ok(Decision { gibberish: junk, tier: AnswerTier::None, note: Some(note_none()), warming: false, results: Vec::new(), weak, signals });
+        let weak = if req.show_weak {
+            weak_list(ranked, &signals)
+        } else {
+            Vec::new()
+        };
+        return Ok(Decision {
+            gibberish: junk,
+            tier: AnswerTier::None,
+            note: Some(note_none()),
+            warming: false,
+            results: Vec::new(),
+            weak,
+            signals,
+        });
     }
 
-    let supported: HashSet<i64> = signals.iter().filter(|s| s.supported).map(|s| s.id).collect();
+    let supported: HashSet<i64> = signals
+        .iter()
+        .filter(|s| s.supported)
+        .map(|s| s.id)
+        .collect();
     if !supported.is_empty() {
         let results: Vec<_> = ranked
             .iter()
             .filter(|c| supported.contains(&c.id))
             .take(limit)
-            .map(|c| (c.clone(), Tier::Supported, signals.iter().find(|s| s.id == c.id).map(|s| s.score)))
+            .map(|c| {
+                (
+                    c.clone(),
+                    Tier::Supported,
+                    signals.iter().find(|s| s.id == c.id).map(|s| s.score),
+                )
+            })
             .collect();
         let weak = if req.show_weak {
-            weak_list(&ranked.iter().filter(|c| !supported.contains(&c.id)).cloned().collect::<Vec<_>>(), &signals)
+            weak_list(
+                &ranked
+                    .iter()
+                    .filter(|c| !supported.contains(&c.id))
+                    .cloned()
+                    .collect::<Vec<_>>(),
+                &signals,
+            )
         } else {
             Vec::new()
         };
-        return Ok(Decision { gibberish: None, tier: AnswerTier::Supported, note: None, warming: false, results, weak, signals });
+        return Ok(Decision {
+            gibberish: None,
+            tier: AnswerTier::Supported,
+            note: None,
+            warming: false,
+            results,
+            weak,
+            signals,
+        });
     }
 
     // Pinned memories are still returned when nothing else is.
     let pinned: Vec<_> = ctx.engine.with_meta(|m| {
-        ranked.iter().filter(|c| m.get(&c.id).is_some_and(|r| r.pinned)).take(limit).cloned().collect::<Vec<_>>()
+        ranked
+            .iter()
+            .filter(|c| m.get(&c.id).is_some_and(|r| r.pinned))
+            .take(limit)
+            .cloned()
+            .collect::<Vec<_>>()
     })?;
 
     let mut related: Vec<(&Candidate, f64)> = ranked
@@ -282,25 +424,76 @@ pub fn decide(ctx: &Context<'_>, ranked: &[Candidate], _no_candidates: bool) -> 
         let shown: Vec<_> = if agent && !include_related {
             Vec::new()
         } else {
-            related.iter().map(|(c, s)| ((*c).clone(), Tier::Related, Some(*s))).collect()
+            related
+                .iter()
+                .map(|(c, s)| ((*c).clone(), Tier::Related, Some(*s)))
+                .collect()
         };
-        let note = if agent && !include_related { NOTE_RELATED_AGENT } else { NOTE_RELATED };
-        let weak = if req.show_weak { weak_list(ranked, &signals) } else { Vec::new() };
-        return Ok(Decision { gibberish: None, tier: AnswerTier::Related, note: Some(note.into()), warming: false, results: shown, weak, signals });
+        let note = if agent && !include_related {
+            NOTE_RELATED_AGENT
+        } else {
+            NOTE_RELATED
+        };
+        let weak = if req.show_weak {
+            weak_list(ranked, &signals)
+        } else {
+            Vec::new()
+        };
+        return Ok(Decision {
+            gibberish: None,
+            tier: AnswerTier::Related,
+            note: Some(note.into()),
+            warming: false,
+            results: shown,
+            weak,
+            signals,
+        });
     }
     if !pinned.is_empty() {
-        let results = pinned.into_iter().map(|c| (c, Tier::Related, None)).collect();
-        return Ok(Decision { gibberish: None, tier: AnswerTier::Related, note: Some(NOTE_RELATED.into()), warming: false, results, weak: Vec::new(), signals });
+        let results = pinned
+            .into_iter()
+            .map(|c| (c, Tier::Related, None))
+            .collect();
+        return Ok(Decision {
+            gibberish: None,
+            tier: AnswerTier::Related,
+            note: Some(NOTE_RELATED.into()),
+            warming: false,
+            results,
+            weak: Vec::new(),
+            signals,
+        });
     }
-    let weak = if req.show_weak { weak_list(ranked, &signals) } else { Vec::new() };
-    Ok(Decision { gibberish: None, tier: AnswerTier::None, note: Some(note_none()), warming: false, results: Vec::new(), weak, signals })
+    let weak = if req.show_weak {
+        weak_list(ranked, &signals)
+    } else {
+        Vec::new()
+    };
+    Ok(Decision {
+        gibberish: None,
+        tier: AnswerTier::None,
+        note: Some(note_none()),
+        warming: false,
+        results: Vec::new(),
+        weak,
+        signals,
+    })
 }
 
-fn weak_list(ranked: &[Candidate], signals: &[SupportSignals]) -> Vec<(Candidate, Tier, Option<f64>)> {
+fn weak_list(
+    ranked: &[Candidate],
+    signals: &[SupportSignals],
+) -> Vec<(Candidate, Tier, Option<f64>)> {
     ranked
         .iter()
         .take(WEAK_MAX)
-        .map(|c| (c.clone(), Tier::Weak, signals.iter().find(|s| s.id == c.id).map(|s| s.score)))
+        .map(|c| {
+            (
+                c.clone(),
+                Tier::Weak,
+                signals.iter().find(|s| s.id == c.id).map(|s| s.score),
+            )
+        })
         .collect()
 }
 
@@ -315,17 +508,37 @@ fn question_baseline(ctx: &Context<'_>) -> f64 {
     crate::engine::shrink_baseline(sum, sample.len())
 }
 
-fn score_one(ctx: &Context<'_>, c: &Candidate, q_stems: &[String], rare: &[String], q_base: f64, strict: bool) -> Result<SupportSignals> {
+fn score_one(
+    ctx: &Context<'_>,
+    c: &Candidate,
+    q_stems: &[String],
+    rare: &[String],
+    q_base: f64,
+    strict: bool,
+) -> Result<SupportSignals> {
     let engine = ctx.engine;
     let text_m = engine.get(c.id)?.map(|m| m.text).unwrap_or_default();
-    let m_stems: HashSet<String> = text::index_words(&text_m).iter().map(|w| text::stem(w)).collect();
+    let m_stems: HashSet<String> = text::index_words(&text_m)
+        .iter()
+        .map(|w| text::stem(w))
+        .collect();
     let carried = q_stems.iter().filter(|w| m_stems.contains(*w)).count();
-    let coverage = if q_stems.is_empty() { 0.0 } else { carried as f64 / q_stems.len() as f64 };
+    let coverage = if q_stems.is_empty() {
+        0.0
+    } else {
+        carried as f64 / q_stems.len() as f64
+    };
     let rare_all = rare.iter().all(|w| m_stems.contains(w));
     let cosine = match c.channel_score(Channel::Semantic) {
         Some(s) => Some(s),
         None => ctx.query_vec.and_then(|qv| {
-            engine.with_vectors(|v| v.and_then(|v| v.get(c.id)).map(|mv| embed::cosine(qv, &mv) as f64)).ok().flatten()
+            engine
+                .with_vectors(|v| {
+                    v.and_then(|v| v.get(c.id))
+                        .map(|mv| embed::cosine(qv, &mv) as f64)
+                })
+                .ok()
+                .flatten()
         }),
     };
     let baseline = engine
@@ -352,7 +565,23 @@ fn score_one(ctx: &Context<'_>, c: &Candidate, q_stems: &[String], rare: &[Strin
     // carrying its words; a question needs its rare words carried, or a memory that matches
     // it by meaning at the evidence floor (a paraphrase shares no rare word).
     let strong_meaning = cosine.is_some_and(|c| c >= ctx.cosine_floor as f64);
-    let word_match = if strict { carried == q_stems.len() && !q_stems.is_empty() } else { rare_all || strong_meaning };
+    let word_match = if strict {
+        carried == q_stems.len() && !q_stems.is_empty()
+    } else {
+        rare_all || strong_meaning
+    };
     let supported = word_match && score >= SUPPORTED_AT;
-    Ok(SupportSignals { id: c.id, cosine, baseline, lift, coverage, rare_all, entity, rerank, score, word_match, supported })
+    Ok(SupportSignals {
+        id: c.id,
+        cosine,
+        baseline,
+        lift,
+        coverage,
+        rare_all,
+        entity,
+        rerank,
+        score,
+        word_match,
+        supported,
+    })
 }

@@ -125,7 +125,9 @@ pub fn f32s_to_blob(v: &[f32]) -> Vec<u8> {
 }
 
 pub fn blob_to_f32s(b: &[u8]) -> Vec<f32> {
-    b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    b.chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
 }
 
 /// Refuse to write into a directory whose mode has no owner write bit. Root ignores mode
@@ -157,10 +159,14 @@ impl Store {
         check_writable(dir)?;
         let conn = Connection::open(path).map_err(|e| map_open_error(e, dir))?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
-        conn.pragma_update(None, "journal_mode", "WAL").map_err(|e| map_open_error(e, dir))?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(|e| map_open_error(e, dir))?;
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        let mut store = Store { conn, path: path.to_path_buf() };
+        let mut store = Store {
+            conn,
+            path: path.to_path_buf(),
+        };
         store.migrate()?;
         Ok(store)
     }
@@ -169,13 +175,22 @@ impl Store {
     pub fn open_reader(path: &Path) -> Result<Store> {
         let conn = Connection::open_with_flags(
             path,
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI,
+            OpenFlags::SQLITE_OPEN_READ_ONLY
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                | OpenFlags::SQLITE_OPEN_URI,
         )?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
-        let store = Store { conn, path: path.to_path_buf() };
+        let store = Store {
+            conn,
+            path: path.to_path_buf(),
+        };
         let v = store.user_version()?;
         if v > schema::latest() {
-            return Err(Error::NewerSchema { path: path.to_path_buf(), found: v, supported: schema::latest() });
+            return Err(Error::NewerSchema {
+                path: path.to_path_buf(),
+                found: v,
+                supported: schema::latest(),
+            });
         }
         Ok(store)
     }
@@ -185,14 +200,20 @@ impl Store {
     }
 
     fn user_version(&self) -> Result<i64> {
-        Ok(self.conn.query_row("PRAGMA user_version", [], |r| r.get(0))?)
+        Ok(self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))?)
     }
 
     fn migrate(&mut self) -> Result<()> {
         let current = self.user_version()?;
         let latest = schema::latest();
         if current > latest {
-            return Err(Error::NewerSchema { path: self.path.clone(), found: current, supported: latest });
+            return Err(Error::NewerSchema {
+                path: self.path.clone(),
+                found: current,
+                supported: latest,
+            });
         }
         for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(current as usize) {
             let tx = self.conn.transaction()?;
@@ -205,7 +226,9 @@ impl Store {
 
     /// Run `f` in one transaction: all of it is committed, or none of it.
     pub fn write<T>(&mut self, f: impl FnOnce(&Writer<'_>) -> Result<T>) -> Result<T> {
-        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let out = f(&Writer { tx: &tx })?;
         tx.commit()?;
         Ok(out)
@@ -213,16 +236,26 @@ impl Store {
 
     /// The store generation: the last change seq (0 for an empty store).
     pub fn generation(&self) -> Result<i64> {
-        Ok(self.conn.query_row("SELECT COALESCE(MAX(seq), 0) FROM changes", [], |r| r.get(0))?)
+        Ok(self
+            .conn
+            .query_row("SELECT COALESCE(MAX(seq), 0) FROM changes", [], |r| {
+                r.get(0)
+            })?)
     }
 
     pub fn count(&self) -> Result<i64> {
-        Ok(self.conn.query_row("SELECT COUNT(*) FROM memories", [], |r| r.get(0))?)
+        Ok(self
+            .conn
+            .query_row("SELECT COUNT(*) FROM memories", [], |r| r.get(0))?)
     }
 
     pub fn get(&self, id: i64) -> Result<Option<Memory>> {
         let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories WHERE id = ?1");
-        let m = self.conn.prepare_cached(&sql)?.query_row([id], row_to_memory).optional()?;
+        let m = self
+            .conn
+            .prepare_cached(&sql)?
+            .query_row([id], row_to_memory)
+            .optional()?;
         match m {
             Some(mut m) => {
                 m.tags = self.tags(id)?;
@@ -252,7 +285,9 @@ impl Store {
     }
 
     pub fn tags(&self, id: i64) -> Result<Vec<String>> {
-        let mut st = self.conn.prepare_cached("SELECT tag FROM tags WHERE memory_id = ?1 ORDER BY tag")?;
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT tag FROM tags WHERE memory_id = ?1 ORDER BY tag")?;
         let rows = st.query_map([id], |r| r.get(0))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
@@ -269,7 +304,9 @@ impl Store {
             args.push(k.as_str().to_string().into());
         }
         if let Some(t) = &f.tag {
-            sql.push_str(" AND EXISTS (SELECT 1 FROM tags t WHERE t.memory_id = m.id AND t.tag = ?)");
+            sql.push_str(
+                " AND EXISTS (SELECT 1 FROM tags t WHERE t.memory_id = m.id AND t.tag = ?)",
+            );
             args.push(t.clone().into());
         }
         if let Some(s) = &f.session_id {
@@ -288,10 +325,18 @@ impl Store {
             sql.push_str(" AND bookkeeping IS NULL");
         }
         if let Some(ids) = &f.ids {
-            let list = ids.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",");
+            let list = ids
+                .iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(",");
             sql.push_str(&format!(" AND id IN ({list})"));
         }
-        sql.push_str(if f.newest_first { " ORDER BY event_at DESC, id DESC" } else { " ORDER BY id" });
+        sql.push_str(if f.newest_first {
+            " ORDER BY event_at DESC, id DESC"
+        } else {
+            " ORDER BY id"
+        });
         if let Some(l) = f.limit {
             sql.push_str(&format!(" LIMIT {l}"));
         }
@@ -354,7 +399,11 @@ impl Store {
     }
 
     /// Every stored embedding made by `model` (for rebuilding the vector index).
-    pub fn embeddings(&self, model: &str, mut each: impl FnMut(i64, Vec<f32>) -> Result<()>) -> Result<()> {
+    pub fn embeddings(
+        &self,
+        model: &str,
+        mut each: impl FnMut(i64, Vec<f32>) -> Result<()>,
+    ) -> Result<()> {
         let mut st = self
             .conn
             .prepare("SELECT id, embedding FROM memories WHERE embedding IS NOT NULL AND embedding_model = ?1")?;
@@ -385,7 +434,9 @@ impl Store {
 
     /// Entity ids mentioned by a memory.
     pub fn entity_ids(&self, memory_id: i64) -> Result<Vec<i64>> {
-        let mut st = self.conn.prepare_cached("SELECT entity_id FROM memory_entities WHERE memory_id = ?1")?;
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT entity_id FROM memory_entities WHERE memory_id = ?1")?;
         let rows = st.query_map([memory_id], |r| r.get(0))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
@@ -417,9 +468,9 @@ impl Store {
 
     /// Memories mentioning an entity (at most `limit`).
     pub fn memories_with_entity(&self, entity_id: i64, limit: usize) -> Result<Vec<i64>> {
-        let mut st = self
-            .conn
-            .prepare_cached("SELECT memory_id FROM memory_entities WHERE entity_id = ?1 LIMIT ?2")?;
+        let mut st = self.conn.prepare_cached(
+            "SELECT memory_id FROM memory_entities WHERE entity_id = ?1 LIMIT ?2",
+        )?;
         let rows = st.query_map(params![entity_id, limit as i64], |r| r.get(0))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
@@ -496,7 +547,8 @@ impl Store {
             for (id, v) in rows {
                 st.execute(params![id, f32s_to_blob(v), model, v.len() as i64])?;
             }
-            let mut ch = tx.prepare_cached("INSERT INTO changes(memory_id, op) VALUES (?1, 'embed')")?;
+            let mut ch =
+                tx.prepare_cached("INSERT INTO changes(memory_id, op) VALUES (?1, 'embed')")?;
             for (id, _) in rows {
                 ch.execute([id])?;
             }
@@ -508,7 +560,9 @@ impl Store {
     pub fn set_baselines(&mut self, rows: &[(i64, f32, i64)]) -> Result<()> {
         let tx = self.conn.transaction()?;
         {
-            let mut st = tx.prepare_cached("UPDATE memories SET baseline_sim = ?2, baseline_n = ?3 WHERE id = ?1")?;
+            let mut st = tx.prepare_cached(
+                "UPDATE memories SET baseline_sim = ?2, baseline_n = ?3 WHERE id = ?1",
+            )?;
             for (id, b, n) in rows {
                 st.execute(params![id, *b as f64, n])?;
             }
@@ -528,7 +582,9 @@ impl Store {
     }
 
     pub fn integrity_check(&self) -> Result<String> {
-        Ok(self.conn.query_row("PRAGMA quick_check", [], |r| r.get(0))?)
+        Ok(self
+            .conn
+            .query_row("PRAGMA quick_check", [], |r| r.get(0))?)
     }
 
     pub fn conn(&self) -> &Connection {
@@ -564,7 +620,10 @@ fn map_open_error(e: rusqlite::Error, dir: &Path) -> Error {
     if s.contains("readonly") || s.contains("read-only") || s.contains("unable to open") {
         Error::ReadOnly(dir.to_path_buf())
     } else if s.contains("not a database") || s.contains("malformed") {
-        Error::Other(format!("{}: the store file is damaged ({s}); restore it from a backup", dir.display()))
+        Error::Other(format!(
+            "{}: the store file is damaged ({s}); restore it from a backup",
+            dir.display()
+        ))
     } else {
         Error::Store(e)
     }
@@ -577,7 +636,13 @@ pub struct Writer<'a> {
 
 impl Writer<'_> {
     /// Insert one memory with its tags, entities and session link.
-    pub fn insert(&self, m: &NewMemory, now: i64, entities: &[Entity], bookkeeping: Option<&str>) -> Result<Inserted> {
+    pub fn insert(
+        &self,
+        m: &NewMemory,
+        now: i64,
+        entities: &[Entity],
+        bookkeeping: Option<&str>,
+    ) -> Result<Inserted> {
         if let Some(key) = &m.idempotency_key {
             let existing: Option<i64> = self
                 .tx
@@ -588,8 +653,15 @@ impl Writer<'_> {
                 return Ok(Inserted { id, existed: true });
             }
         }
-        let kind = if bookkeeping.is_some() { Kind::Bookkeeping } else { m.kind.unwrap_or(Kind::Note) };
-        let profile = m.profile.clone().unwrap_or_else(|| crate::DEFAULT_PROFILE.to_string());
+        let kind = if bookkeeping.is_some() {
+            Kind::Bookkeeping
+        } else {
+            m.kind.unwrap_or(Kind::Note)
+        };
+        let profile = m
+            .profile
+            .clone()
+            .unwrap_or_else(|| crate::DEFAULT_PROFILE.to_string());
         self.tx
             .prepare_cached(
                 "INSERT INTO memories (text, kind, source, profile, scope, session_id, speaker, created_at, event_at, \
@@ -633,9 +705,10 @@ impl Writer<'_> {
     }
 
     fn supersede(&self, old: i64, new: i64, now: i64) -> Result<()> {
-        let n = self
-            .tx
-            .execute("UPDATE memories SET superseded_by = ?2, updated_at = ?3 WHERE id = ?1", params![old, new, now])?;
+        let n = self.tx.execute(
+            "UPDATE memories SET superseded_by = ?2, updated_at = ?3 WHERE id = ?1",
+            params![old, new, now],
+        )?;
         if n == 0 {
             return Err(Error::NotFound(old));
         }
@@ -645,14 +718,20 @@ impl Writer<'_> {
 
     pub fn link(&self, src: i64, dst: i64, kind: &str, weight: f64) -> Result<()> {
         self.tx
-            .prepare_cached("INSERT OR REPLACE INTO links(src, dst, kind, weight) VALUES (?1, ?2, ?3, ?4)")?
+            .prepare_cached(
+                "INSERT OR REPLACE INTO links(src, dst, kind, weight) VALUES (?1, ?2, ?3, ?4)",
+            )?
             .execute(params![src, dst, kind, weight])?;
         Ok(())
     }
 
     fn set_tags(&self, id: i64, tags: &[String]) -> Result<()> {
-        self.tx.prepare_cached("DELETE FROM tags WHERE memory_id = ?1")?.execute([id])?;
-        let mut st = self.tx.prepare_cached("INSERT OR IGNORE INTO tags(memory_id, tag) VALUES (?1, ?2)")?;
+        self.tx
+            .prepare_cached("DELETE FROM tags WHERE memory_id = ?1")?
+            .execute([id])?;
+        let mut st = self
+            .tx
+            .prepare_cached("INSERT OR IGNORE INTO tags(memory_id, tag) VALUES (?1, ?2)")?;
         for t in tags {
             let t = t.trim();
             if !t.is_empty() {
@@ -663,24 +742,37 @@ impl Writer<'_> {
     }
 
     fn set_entities(&self, id: i64, entities: &[Entity]) -> Result<()> {
-        self.tx.prepare_cached("DELETE FROM memory_entities WHERE memory_id = ?1")?.execute([id])?;
+        self.tx
+            .prepare_cached("DELETE FROM memory_entities WHERE memory_id = ?1")?
+            .execute([id])?;
         let mut up = self.tx.prepare_cached(
             "INSERT INTO entities(kind, norm, surface) VALUES (?1, ?2, ?3) ON CONFLICT(kind, norm) DO UPDATE SET kind = kind RETURNING id",
         )?;
-        let mut link = self
-            .tx
-            .prepare_cached("INSERT OR IGNORE INTO memory_entities(memory_id, entity_id) VALUES (?1, ?2)")?;
+        let mut link = self.tx.prepare_cached(
+            "INSERT OR IGNORE INTO memory_entities(memory_id, entity_id) VALUES (?1, ?2)",
+        )?;
         for e in entities {
-            let eid: i64 = up.query_row(params![e.kind.as_str(), e.norm, e.surface], |r| r.get(0))?;
+            let eid: i64 =
+                up.query_row(params![e.kind.as_str(), e.norm, e.surface], |r| r.get(0))?;
             link.execute(params![id, eid])?;
         }
         Ok(())
     }
 
     /// Apply a patch; text changes re-extract entities and drop the old embedding.
-    pub fn update(&self, id: i64, p: &MemoryPatch, now: i64, entities: Option<&[Entity]>, bookkeeping: Option<Option<&str>>) -> Result<()> {
-        let exists: Option<i64> =
-            self.tx.prepare_cached("SELECT id FROM memories WHERE id = ?1")?.query_row([id], |r| r.get(0)).optional()?;
+    pub fn update(
+        &self,
+        id: i64,
+        p: &MemoryPatch,
+        now: i64,
+        entities: Option<&[Entity]>,
+        bookkeeping: Option<Option<&str>>,
+    ) -> Result<()> {
+        let exists: Option<i64> = self
+            .tx
+            .prepare_cached("SELECT id FROM memories WHERE id = ?1")?
+            .query_row([id], |r| r.get(0))
+            .optional()?;
         if exists.is_none() {
             return Err(Error::NotFound(id));
         }
@@ -691,31 +783,55 @@ impl Writer<'_> {
             )?;
         }
         if let Some(k) = p.kind {
-            self.tx.execute("UPDATE memories SET kind = ?2 WHERE id = ?1", params![id, k.as_str()])?;
+            self.tx.execute(
+                "UPDATE memories SET kind = ?2 WHERE id = ?1",
+                params![id, k.as_str()],
+            )?;
         }
         if let Some(b) = bookkeeping {
-            self.tx.execute("UPDATE memories SET bookkeeping = ?2 WHERE id = ?1", params![id, b])?;
+            self.tx.execute(
+                "UPDATE memories SET bookkeeping = ?2 WHERE id = ?1",
+                params![id, b],
+            )?;
         }
         if let Some(pin) = p.pinned {
-            self.tx.execute("UPDATE memories SET pinned = ?2 WHERE id = ?1", params![id, pin as i64])?;
+            self.tx.execute(
+                "UPDATE memories SET pinned = ?2 WHERE id = ?1",
+                params![id, pin as i64],
+            )?;
         }
         if let Some(s) = p.scope {
-            self.tx.execute("UPDATE memories SET scope = ?2 WHERE id = ?1", params![id, s.as_str()])?;
+            self.tx.execute(
+                "UPDATE memories SET scope = ?2 WHERE id = ?1",
+                params![id, s.as_str()],
+            )?;
         }
         if let Some(e) = p.event_at {
-            self.tx.execute("UPDATE memories SET event_at = ?2 WHERE id = ?1", params![id, e])?;
+            self.tx.execute(
+                "UPDATE memories SET event_at = ?2 WHERE id = ?1",
+                params![id, e],
+            )?;
         }
         if let Some(v) = p.valid_from {
-            self.tx.execute("UPDATE memories SET valid_from = ?2 WHERE id = ?1", params![id, v])?;
+            self.tx.execute(
+                "UPDATE memories SET valid_from = ?2 WHERE id = ?1",
+                params![id, v],
+            )?;
         }
         if let Some(v) = p.valid_until {
-            self.tx.execute("UPDATE memories SET valid_until = ?2 WHERE id = ?1", params![id, v])?;
+            self.tx.execute(
+                "UPDATE memories SET valid_until = ?2 WHERE id = ?1",
+                params![id, v],
+            )?;
         }
         if let Some(s) = p.superseded_by {
             if let Some(new) = s {
                 self.supersede(id, new, now)?;
             } else {
-                self.tx.execute("UPDATE memories SET superseded_by = NULL WHERE id = ?1", [id])?;
+                self.tx.execute(
+                    "UPDATE memories SET superseded_by = NULL WHERE id = ?1",
+                    [id],
+                )?;
             }
         }
         if let Some(tags) = &p.tags {
@@ -724,12 +840,17 @@ impl Writer<'_> {
         if let Some(ents) = entities {
             self.set_entities(id, ents)?;
         }
-        self.tx.execute("UPDATE memories SET updated_at = ?2 WHERE id = ?1", params![id, now])?;
+        self.tx.execute(
+            "UPDATE memories SET updated_at = ?2 WHERE id = ?1",
+            params![id, now],
+        )?;
         self.changed(id, false)
     }
 
     pub fn delete(&self, id: i64) -> Result<()> {
-        let n = self.tx.execute("DELETE FROM memories WHERE id = ?1", [id])?;
+        let n = self
+            .tx
+            .execute("DELETE FROM memories WHERE id = ?1", [id])?;
         if n == 0 {
             return Err(Error::NotFound(id));
         }
