@@ -73,6 +73,9 @@ _slm() {
             slm__subcmd__bench,recall)
                 cmd="slm__subcmd__bench__subcmd__recall"
                 ;;
+            slm__subcmd__bench,vectors)
+                cmd="slm__subcmd__bench__subcmd__vectors"
+                ;;
             slm__subcmd__bench__subcmd__help,help)
                 cmd="slm__subcmd__bench__subcmd__help__subcmd__help"
                 ;;
@@ -81,6 +84,9 @@ _slm() {
                 ;;
             slm__subcmd__bench__subcmd__help,recall)
                 cmd="slm__subcmd__bench__subcmd__help__subcmd__recall"
+                ;;
+            slm__subcmd__bench__subcmd__help,vectors)
+                cmd="slm__subcmd__bench__subcmd__help__subcmd__vectors"
                 ;;
             slm__subcmd__eval,help)
                 cmd="slm__subcmd__eval__subcmd__help"
@@ -154,6 +160,9 @@ _slm() {
             slm__subcmd__help__subcmd__bench,recall)
                 cmd="slm__subcmd__help__subcmd__bench__subcmd__recall"
                 ;;
+            slm__subcmd__help__subcmd__bench,vectors)
+                cmd="slm__subcmd__help__subcmd__bench__subcmd__vectors"
+                ;;
             slm__subcmd__help__subcmd__eval,locomo)
                 cmd="slm__subcmd__help__subcmd__eval__subcmd__locomo"
                 ;;
@@ -189,7 +198,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench)
-            opts="-h -V --json --color --profile --help --version ingest recall help"
+            opts="-h -V --json --color --profile --help --version ingest recall vectors help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -211,7 +220,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench__subcmd__help)
-            opts="ingest recall help"
+            opts="ingest recall vectors help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -266,6 +275,20 @@ _slm() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        slm__subcmd__bench__subcmd__help__subcmd__vectors)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         slm__subcmd__bench__subcmd__ingest)
             opts="-h -V --memories --data --json --color --profile --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -297,6 +320,44 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench__subcmd__recall)
+            opts="-h -V --memories --questions --concurrency --data --json --color --profile --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --memories)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --questions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --concurrency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__bench__subcmd__vectors)
             opts="-h -V --memories --questions --concurrency --data --json --color --profile --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -625,7 +686,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__help__subcmd__bench)
-            opts="ingest recall"
+            opts="ingest recall vectors"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -653,6 +714,20 @@ _slm() {
             return 0
             ;;
         slm__subcmd__help__subcmd__bench__subcmd__recall)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__help__subcmd__bench__subcmd__vectors)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -67,6 +67,8 @@ pub struct Remembered {
     /// Findable by meaning now (false: embedding pending).
     pub embedded: bool,
     pub bookkeeping: Option<String>,
+    /// Milliseconds from the SQLite commit (the acknowledgement) to keyword-findable.
+    pub keyword_ms: f64,
 }
 
 pub struct Engine {
@@ -312,16 +314,22 @@ impl Engine {
                             } else {
                                 bk.map(str::to_string)
                             },
+                            keyword_ms: 0.0,
                         })
                     })
                     .collect::<Result<Vec<_>>>()
             })?
         };
+        let committed = std::time::Instant::now();
         acked(&results);
         if let Ok(mut g) = self.baseline_sample.write() {
             *g = None;
         }
         self.apply_changes()?;
+        let keyword_ms = committed.elapsed().as_secs_f64() * 1000.0;
+        for r in &mut results {
+            r.keyword_ms = keyword_ms;
+        }
         if self.embedder.is_some() {
             let fresh: Vec<i64> = results
                 .iter()
