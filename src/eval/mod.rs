@@ -207,7 +207,7 @@ fn run_locomo(a: EvalLocomoArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
                 .map(|e| {
                     e.support
                         .iter()
-                        .filter(|s| s.word_match)
+                        .filter(|s| s.word_match && s.names_ok)
                         .map(|s| s.score)
                         .fold(0.0, f64::max)
                 })

@@ -121,6 +121,8 @@ pub struct Classified {
     pub present_tense: bool,
     /// Asks for the user's own requests ("what did I ask for").
     pub asks_for_prompts: bool,
+    /// Named entities of the question, each as its lowercased words.
+    pub names: Vec<Vec<String>>,
 }
 
 const PRESENT_PATTERNS: &[&str] = &[
@@ -221,5 +223,11 @@ pub fn classify(query: &str, now: DateTime<Utc>) -> Classified {
         time,
         present_tense,
         asks_for_prompts,
+        names: text::entities(query)
+            .into_iter()
+            .filter(|e| e.kind == text::EntityKind::Name)
+            .map(|e| text::words(&e.surface))
+            .filter(|w| !w.is_empty())
+            .collect(),
     }
 }

@@ -116,6 +116,7 @@ pub struct SupportSignals {
     pub rerank: Option<f64>,
     pub score: f64,
     pub word_match: bool,
+    pub names_ok: bool,
     pub supported: bool,
 }
 
@@ -570,7 +571,15 @@ fn score_one(
     } else {
         rare_all || strong_meaning
     };
-    let supported = word_match && score >= SUPPORTED_AT;
+    // A question about a named person or thing is answered only by a memory that names it:
+    // "What did Melanie realise…" is not answered by what Caroline said.
+    let names_ok = ctx.q.names.is_empty()
+        || ctx
+            .q
+            .names
+            .iter()
+            .any(|n| n.iter().all(|w| m_stems.contains(&text::stem(w))));
+    let supported = word_match && names_ok && score >= SUPPORTED_AT;
     Ok(SupportSignals {
         id: c.id,
         cosine,
@@ -582,6 +591,7 @@ fn score_one(
         rerank,
         score,
         word_match,
+        names_ok,
         supported,
     })
 }
