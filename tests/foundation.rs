@@ -154,7 +154,7 @@ fn a_missing_model_means_keyword_only_and_doctor_names_the_fix() {
     assert_eq!(code(&out), 1);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("setup.sh --models-only"), "{text}");
-    let v = env.recall("TLS certificates rotation", &[]);
+    let v = env.recall("rotate the TLS certificates", &[]);
     assert!(ids(&v).contains(&id));
     assert_eq!(v["warming_up"], true);
 }
