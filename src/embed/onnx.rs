@@ -172,11 +172,18 @@ impl Embedder for OnnxEmbedder {
             .model
             .lock()
             .map_err(|_| Error::Model("the embedder lock was poisoned".into()))?;
-        let mut out = model
-            .embed(texts, Some(BATCH_SIZE))
+        // Batches are padded to their longest text: embedding texts of similar length
+        // together wastes far less work than the arrival order would.
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| texts[i].len());
+        let sorted: Vec<&str> = order.iter().map(|&i| texts[i]).collect();
+        let embedded = model
+            .embed(&sorted, Some(BATCH_SIZE))
             .map_err(|e| Error::Model(e.to_string()))?;
-        for v in &mut out {
-            super::normalize(v);
+        let mut out = vec![Vec::new(); texts.len()];
+        for (slot, mut v) in order.into_iter().zip(embedded) {
+            super::normalize(&mut v);
+            out[slot] = v;
         }
         Ok(out)
     }

@@ -427,8 +427,10 @@ fn spreading(
         return Ok(None);
     }
     let reader = engine.reader()?;
-    let mut activation: HashMap<i64, f64> = seeds.iter().cloned().collect();
-    let mut frontier: HashMap<i64, f64> = activation.clone();
+    // What each memory receives from its neighbours; a seed's own starting activation is
+    // not counted, so the channel reports linkage, not the seeds' own ranks again.
+    let mut activation: HashMap<i64, f64> = HashMap::new();
+    let mut frontier: HashMap<i64, f64> = seeds.iter().cloned().collect();
     let mut entity_members: HashMap<i64, Vec<i64>> = HashMap::new();
     for _ in 0..SPREAD_ITERATIONS {
         let mut next: HashMap<i64, f64> = HashMap::new();
@@ -469,11 +471,7 @@ fn spreading(
         }
         frontier = next;
     }
-    let seed_ids: std::collections::HashSet<i64> = seeds.iter().map(|(id, _)| *id).collect();
-    let mut hits: Vec<(i64, f64)> = activation
-        .into_iter()
-        .filter(|(id, a)| !seed_ids.contains(id) && *a > 0.0)
-        .collect();
+    let mut hits: Vec<(i64, f64)> = activation.into_iter().filter(|(_, a)| *a > 0.0).collect();
     hits = admitted(engine, filters, hits)?;
     hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     hits.truncate(CHANNEL_DEPTH);
