@@ -75,36 +75,25 @@ pub fn synthetic(data: &Path, n: usize) -> Result<Vec<NewMemory>> {
     Ok(out)
 }
 
-fn peak_rss_mb() -> f64 {
+/// A `/proc/self/status` field in MB (VmHWM: peak RSS, VmRSS: current).
+fn status_mb(field: &str) -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
-            s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| {
-                l.split_whitespace()
-                    .nth(1)
-                    .unwrap_or("0")
-                    .parse::<f64>()
-                    .unwrap_or(0.0)
-            })
+            s.lines()
+                .find(|l| l.starts_with(field))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
         })
         .unwrap_or(0.0)
         / 1024.0
 }
 
+fn peak_rss_mb() -> f64 {
+    status_mb("VmHWM:")
+}
+
 fn rss_mb() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines().find(|l| l.starts_with("VmRSS:")).map(|l| {
-                l.split_whitespace()
-                    .nth(1)
-                    .unwrap_or("0")
-                    .parse::<f64>()
-                    .unwrap_or(0.0)
-            })
-        })
-        .unwrap_or(0.0)
-        / 1024.0
+    status_mb("VmRSS:")
 }
 
 fn dir_size_mb(p: &Path) -> f64 {
