@@ -40,6 +40,9 @@ _slm() {
             slm,help)
                 cmd="slm__subcmd__help"
                 ;;
+            slm,hook)
+                cmd="slm__subcmd__hook"
+                ;;
             slm,import)
                 cmd="slm__subcmd__import"
                 ;;
@@ -58,11 +61,17 @@ _slm() {
             slm,remember)
                 cmd="slm__subcmd__remember"
                 ;;
+            slm,session-context)
+                cmd="slm__subcmd__session__subcmd__context"
+                ;;
             slm,show)
                 cmd="slm__subcmd__show"
                 ;;
             slm,update)
                 cmd="slm__subcmd__update"
+                ;;
+            slm,worker)
+                cmd="slm__subcmd__worker"
                 ;;
             slm__subcmd__bench,help)
                 cmd="slm__subcmd__bench__subcmd__help"
@@ -130,6 +139,9 @@ _slm() {
             slm__subcmd__help,help)
                 cmd="slm__subcmd__help__subcmd__help"
                 ;;
+            slm__subcmd__help,hook)
+                cmd="slm__subcmd__help__subcmd__hook"
+                ;;
             slm__subcmd__help,import)
                 cmd="slm__subcmd__help__subcmd__import"
                 ;;
@@ -148,11 +160,17 @@ _slm() {
             slm__subcmd__help,remember)
                 cmd="slm__subcmd__help__subcmd__remember"
                 ;;
+            slm__subcmd__help,session-context)
+                cmd="slm__subcmd__help__subcmd__session__subcmd__context"
+                ;;
             slm__subcmd__help,show)
                 cmd="slm__subcmd__help__subcmd__show"
                 ;;
             slm__subcmd__help,update)
                 cmd="slm__subcmd__help__subcmd__update"
+                ;;
+            slm__subcmd__help,worker)
+                cmd="slm__subcmd__help__subcmd__worker"
                 ;;
             slm__subcmd__help__subcmd__bench,ingest)
                 cmd="slm__subcmd__help__subcmd__bench__subcmd__ingest"
@@ -169,6 +187,72 @@ _slm() {
             slm__subcmd__help__subcmd__eval,questions)
                 cmd="slm__subcmd__help__subcmd__eval__subcmd__questions"
                 ;;
+            slm__subcmd__help__subcmd__hook,recall)
+                cmd="slm__subcmd__help__subcmd__hook__subcmd__recall"
+                ;;
+            slm__subcmd__help__subcmd__worker,restart)
+                cmd="slm__subcmd__help__subcmd__worker__subcmd__restart"
+                ;;
+            slm__subcmd__help__subcmd__worker,run)
+                cmd="slm__subcmd__help__subcmd__worker__subcmd__run"
+                ;;
+            slm__subcmd__help__subcmd__worker,start)
+                cmd="slm__subcmd__help__subcmd__worker__subcmd__start"
+                ;;
+            slm__subcmd__help__subcmd__worker,status)
+                cmd="slm__subcmd__help__subcmd__worker__subcmd__status"
+                ;;
+            slm__subcmd__help__subcmd__worker,stop)
+                cmd="slm__subcmd__help__subcmd__worker__subcmd__stop"
+                ;;
+            slm__subcmd__hook,help)
+                cmd="slm__subcmd__hook__subcmd__help"
+                ;;
+            slm__subcmd__hook,recall)
+                cmd="slm__subcmd__hook__subcmd__recall"
+                ;;
+            slm__subcmd__hook__subcmd__help,help)
+                cmd="slm__subcmd__hook__subcmd__help__subcmd__help"
+                ;;
+            slm__subcmd__hook__subcmd__help,recall)
+                cmd="slm__subcmd__hook__subcmd__help__subcmd__recall"
+                ;;
+            slm__subcmd__worker,help)
+                cmd="slm__subcmd__worker__subcmd__help"
+                ;;
+            slm__subcmd__worker,restart)
+                cmd="slm__subcmd__worker__subcmd__restart"
+                ;;
+            slm__subcmd__worker,run)
+                cmd="slm__subcmd__worker__subcmd__run"
+                ;;
+            slm__subcmd__worker,start)
+                cmd="slm__subcmd__worker__subcmd__start"
+                ;;
+            slm__subcmd__worker,status)
+                cmd="slm__subcmd__worker__subcmd__status"
+                ;;
+            slm__subcmd__worker,stop)
+                cmd="slm__subcmd__worker__subcmd__stop"
+                ;;
+            slm__subcmd__worker__subcmd__help,help)
+                cmd="slm__subcmd__worker__subcmd__help__subcmd__help"
+                ;;
+            slm__subcmd__worker__subcmd__help,restart)
+                cmd="slm__subcmd__worker__subcmd__help__subcmd__restart"
+                ;;
+            slm__subcmd__worker__subcmd__help,run)
+                cmd="slm__subcmd__worker__subcmd__help__subcmd__run"
+                ;;
+            slm__subcmd__worker__subcmd__help,start)
+                cmd="slm__subcmd__worker__subcmd__help__subcmd__start"
+                ;;
+            slm__subcmd__worker__subcmd__help,status)
+                cmd="slm__subcmd__worker__subcmd__help__subcmd__status"
+                ;;
+            slm__subcmd__worker__subcmd__help,stop)
+                cmd="slm__subcmd__worker__subcmd__help__subcmd__stop"
+                ;;
             *)
                 ;;
         esac
@@ -176,7 +260,7 @@ _slm() {
 
     case "${cmd}" in
         slm)
-            opts="-h -V --json --color --profile --help --version remember import recall expand list show update delete forget reindex doctor eval bench completions man help"
+            opts="-h -V --json --color --profile --no-worker --help --version remember import recall expand list show update delete forget session-context hook worker reindex doctor eval bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -198,7 +282,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench)
-            opts="-h -V --json --color --profile --help --version ingest recall vectors help"
+            opts="-h -V --json --color --profile --no-worker --help --version ingest recall vectors help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -290,7 +374,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench__subcmd__ingest)
-            opts="-h -V --memories --data --json --color --profile --help --version"
+            opts="-h -V --memories --data --json --color --profile --no-worker --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -320,7 +404,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench__subcmd__recall)
-            opts="-h -V --memories --questions --concurrency --data --json --color --profile --help --version"
+            opts="-h -V --memories --questions --concurrency --data --json --color --profile --no-worker --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -358,7 +442,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench__subcmd__vectors)
-            opts="-h -V --memories --questions --concurrency --data --json --color --profile --help --version"
+            opts="-h -V --memories --questions --concurrency --data --json --color --profile --no-worker --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -396,7 +480,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__completions)
-            opts="-h -V --json --color --profile --help --version bash elvish fish powershell zsh"
+            opts="-h -V --json --color --profile --no-worker --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -418,7 +502,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__delete)
-            opts="-h -V --json --color --profile --help --version"
+            opts="-h -V --json --color --profile --no-worker --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -440,7 +524,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__doctor)
-            opts="-h -V --json --color --profile --help --version"
+            opts="-h -V --json --color --profile --no-worker --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -462,7 +546,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__eval)
-            opts="-h -V --json --color --profile --help --version locomo questions help"
+            opts="-h -V --json --color --profile --no-worker --help --version locomo questions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -540,7 +624,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__eval__subcmd__locomo)
-            opts="-h -V --conversations --audit --k --baseline --markdown --json --color --profile --help --version"
+            opts="-h -V --conversations --audit --k --baseline --markdown --json --color --profile --no-worker --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -582,7 +666,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__eval__subcmd__questions)
-            opts="-h -V --expect --store --json --color --profile --help --version"
+            opts="-h -V --expect --store --json --color --profile --no-worker --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -612,7 +696,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__expand)
-            opts="-h -V --json --color --profile --help --version"
+            opts="-h -V --json --color --profile --no-worker --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -634,7 +718,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__forget)
-            opts="-y -h -V --kind --tag --session --before --dry-run --yes --json --color --profile --help --version"
+            opts="-y -h -V --kind --tag --session --before --dry-run --yes --json --color --profile --no-worker --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -672,7 +756,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__help)
-            opts="remember import recall expand list show update delete forget reindex doctor eval bench completions man help"
+            opts="remember import recall expand list show update delete forget session-context hook worker reindex doctor eval bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -867,6 +951,34 @@ _slm() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        slm__subcmd__help__subcmd__hook)
+            opts="recall"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__help__subcmd__hook__subcmd__recall)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         slm__subcmd__help__subcmd__import)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -951,6 +1063,20 @@ _slm() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        slm__subcmd__help__subcmd__session__subcmd__context)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         slm__subcmd__help__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -979,8 +1105,186 @@ _slm() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        slm__subcmd__help__subcmd__worker)
+            opts="start stop status restart run"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__help__subcmd__worker__subcmd__restart)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__help__subcmd__worker__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__help__subcmd__worker__subcmd__start)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__help__subcmd__worker__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__help__subcmd__worker__subcmd__stop)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__hook)
+            opts="-h -V --json --color --profile --no-worker --help --version recall help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__hook__subcmd__help)
+            opts="recall help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__hook__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__hook__subcmd__help__subcmd__recall)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__hook__subcmd__recall)
+            opts="-h -V --budget-s --max-tokens --json --color --profile --no-worker --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --budget-s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         slm__subcmd__import)
-            opts="-h -V --skip-bad --print-ids --batch --json --color --profile --help --version"
+            opts="-h -V --skip-bad --print-ids --batch --json --color --profile --no-worker --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1006,7 +1310,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__list)
-            opts="-h -V --limit --kind --tag --session --all --json --color --profile --help --version"
+            opts="-h -V --limit --kind --tag --session --all --json --color --profile --no-worker --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1044,7 +1348,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__man)
-            opts="-h -V --json --color --profile --help --version"
+            opts="-h -V --json --color --profile --no-worker --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1066,7 +1370,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__recall)
-            opts="-h -V --limit --depth --max-tokens --show-weak --agent --include-related --explain --window --as-of --known-as-of --valid-at --include-shared --include-global --kind --budget-s --json --color --profile --help --version"
+            opts="-h -V --limit --depth --max-tokens --show-weak --agent --include-related --explain --window --as-of --known-as-of --valid-at --include-shared --include-global --kind --budget-s --json --color --profile --no-worker --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1124,7 +1428,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__reindex)
-            opts="-h -V --json --color --profile --help --version"
+            opts="-h -V --json --color --profile --no-worker --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1146,7 +1450,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__remember)
-            opts="-h -V --kind --tag --session --pin --scope --at --source --idempotency-key --supersedes --json --color --profile --help --version"
+            opts="-h -V --kind --tag --session --pin --scope --at --source --idempotency-key --supersedes --json --color --profile --no-worker --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1199,8 +1503,38 @@ _slm() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        slm__subcmd__session__subcmd__context)
+            opts="-h -V --mode --max-tokens --include-shared --include-global --json --color --profile --no-worker --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --mode)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         slm__subcmd__show)
-            opts="-h -V --json --color --profile --help --version"
+            opts="-h -V --json --color --profile --no-worker --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1222,7 +1556,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__update)
-            opts="-h -V --text --kind --tag --pin --unpin --scope --at --superseded-by --json --color --profile --help --version"
+            opts="-h -V --text --kind --tag --pin --unpin --scope --at --superseded-by --json --color --profile --no-worker --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1252,6 +1586,236 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__worker)
+            opts="-h -V --json --color --profile --no-worker --help --version start stop status restart run help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__worker__subcmd__help)
+            opts="start stop status restart run help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__worker__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__worker__subcmd__help__subcmd__restart)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__worker__subcmd__help__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__worker__subcmd__help__subcmd__start)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__worker__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__worker__subcmd__help__subcmd__stop)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__worker__subcmd__restart)
+            opts="-h -V --json --color --profile --no-worker --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__worker__subcmd__run)
+            opts="-h -V --json --color --profile --no-worker --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__worker__subcmd__start)
+            opts="-h -V --json --color --profile --no-worker --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__worker__subcmd__status)
+            opts="-h -V --json --color --profile --no-worker --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__worker__subcmd__stop)
+            opts="-h -V --json --color --profile --no-worker --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_slm_global_optspecs
-    string join \n json color= profile= h/help V/version
+    string join \n json color= profile= no-worker h/help V/version
 end
 
 function __fish_slm_needs_command
@@ -29,6 +29,7 @@ always\t''
 never\t''"
 complete -c slm -n "__fish_slm_needs_command" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
 complete -c slm -n "__fish_slm_needs_command" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_needs_command" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_needs_command" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_needs_command" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_needs_command" -f -a "remember" -d 'Save a memory (the text argument, or standard input when it is absent or "-")'
@@ -40,6 +41,9 @@ complete -c slm -n "__fish_slm_needs_command" -f -a "show" -d 'Show one memory i
 complete -c slm -n "__fish_slm_needs_command" -f -a "update" -d 'Change a memory\'s text, kind, tags, pin or scope'
 complete -c slm -n "__fish_slm_needs_command" -f -a "delete" -d 'Delete memories by id'
 complete -c slm -n "__fish_slm_needs_command" -f -a "forget" -d 'Delete the memories matching a query or filter (asks first unless -y)'
+complete -c slm -n "__fish_slm_needs_command" -f -a "session-context" -d 'The block of memory text an agent gets at session start (held to a token budget)'
+complete -c slm -n "__fish_slm_needs_command" -f -a "hook" -d 'Entry points for editor, git and agent hooks (never hold up typing)'
+complete -c slm -n "__fish_slm_needs_command" -f -a "worker" -d 'The warm worker that keeps the model loaded: start, stop, status, restart'
 complete -c slm -n "__fish_slm_needs_command" -f -a "reindex" -d 'Rebuild the keyword and vector indexes from the store'
 complete -c slm -n "__fish_slm_needs_command" -f -a "doctor" -d 'Check the store, the indexes, the model and the runtime; say what to fix'
 complete -c slm -n "__fish_slm_needs_command" -f -a "eval" -d 'Measure recall quality on a data set (LoCoMo, question lists)'
@@ -61,6 +65,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand remember" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
 complete -c slm -n "__fish_slm_using_subcommand remember" -l pin -d 'Pin it: a pinned memory always counts as evidence'
 complete -c slm -n "__fish_slm_using_subcommand remember" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand remember" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand remember" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand remember" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand import" -l batch -d 'Lines per transaction' -r
@@ -71,6 +76,7 @@ complete -c slm -n "__fish_slm_using_subcommand import" -l profile -d 'The profi
 complete -c slm -n "__fish_slm_using_subcommand import" -l skip-bad -d 'Import the good lines and report the bad ones (default: any bad line imports nothing)'
 complete -c slm -n "__fish_slm_using_subcommand import" -l print-ids -d 'Print "LINE<TAB>ID" for each memory as soon as it is durable'
 complete -c slm -n "__fish_slm_using_subcommand import" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand import" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand import" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand import" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand recall" -l limit -d 'How many results at most' -r
@@ -93,6 +99,7 @@ complete -c slm -n "__fish_slm_using_subcommand recall" -l explain -d 'Print a t
 complete -c slm -n "__fish_slm_using_subcommand recall" -l include-shared -d 'Let shared memories join'
 complete -c slm -n "__fish_slm_using_subcommand recall" -l include-global -d 'Let global memories join'
 complete -c slm -n "__fish_slm_using_subcommand recall" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand recall" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand recall" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand recall" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand expand" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
@@ -100,6 +107,7 @@ always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand expand" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
 complete -c slm -n "__fish_slm_using_subcommand expand" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand expand" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand expand" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand expand" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand list" -l limit -r
@@ -112,6 +120,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand list" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
 complete -c slm -n "__fish_slm_using_subcommand list" -l all -d 'Include bookkeeping rows (hook noise), which are hidden by default'
 complete -c slm -n "__fish_slm_using_subcommand list" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand list" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand list" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand list" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand show" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
@@ -119,6 +128,7 @@ always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand show" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
 complete -c slm -n "__fish_slm_using_subcommand show" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand show" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand show" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand show" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand update" -l text -d 'New text ("-" reads standard input)' -r
@@ -134,6 +144,7 @@ complete -c slm -n "__fish_slm_using_subcommand update" -l profile -d 'The profi
 complete -c slm -n "__fish_slm_using_subcommand update" -l pin
 complete -c slm -n "__fish_slm_using_subcommand update" -l unpin
 complete -c slm -n "__fish_slm_using_subcommand update" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand update" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand update" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand update" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand delete" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
@@ -141,6 +152,7 @@ always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand delete" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
 complete -c slm -n "__fish_slm_using_subcommand delete" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand delete" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand delete" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand delete" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand forget" -l kind -r
@@ -154,13 +166,109 @@ complete -c slm -n "__fish_slm_using_subcommand forget" -l profile -d 'The profi
 complete -c slm -n "__fish_slm_using_subcommand forget" -l dry-run -d 'Show what would be forgotten; change nothing'
 complete -c slm -n "__fish_slm_using_subcommand forget" -s y -l yes -d 'Do not ask'
 complete -c slm -n "__fish_slm_using_subcommand forget" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand forget" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand forget" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand forget" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand session-context" -l mode -d 'start (1500 tokens), compact (500), resource (4000) or hook (400)' -r
+complete -c slm -n "__fish_slm_using_subcommand session-context" -l max-tokens -d 'A different hard budget, in tokens of the embedding model\'s tokenizer' -r
+complete -c slm -n "__fish_slm_using_subcommand session-context" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand session-context" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand session-context" -l include-shared -d 'Let shared memories join'
+complete -c slm -n "__fish_slm_using_subcommand session-context" -l include-global -d 'Let global memories join'
+complete -c slm -n "__fish_slm_using_subcommand session-context" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand session-context" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand session-context" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand session-context" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -f -a "recall" -d 'Memories for the prompt about to be sent: at most 3 s, prints nothing when out of time or when nothing supports it. Reads the prompt from QUERY, or standard input (plain text, or a JSON object with a "prompt" field as agent hooks send)'
+complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -l budget-s -d 'The hard time limit in seconds (at most 3)' -r
+complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -l max-tokens -d 'The block\'s token budget (default: the hook mode\'s 400)' -r
+complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from help" -f -a "recall" -d 'Memories for the prompt about to be sent: at most 3 s, prints nothing when out of time or when nothing supports it. Reads the prompt from QUERY, or standard input (plain text, or a JSON object with a "prompt" field as agent hooks send)'
+complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -f -a "start" -d 'Start the worker (if it is not running) and wait until it answers'
+complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -f -a "stop" -d 'Ask the worker to finish what it is doing and exit'
+complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -f -a "status" -d 'Is it running? pid, version, slots, idle time'
+complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -f -a "restart" -d 'Stop, then start'
+complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -f -a "run" -d 'Run the worker in this process (what `start` spawns)'
+complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from start" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from start" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from start" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from start" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from start" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from start" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from stop" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from stop" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from stop" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from stop" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from stop" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from status" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from status" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from status" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from status" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from restart" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from restart" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from restart" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from restart" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from restart" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from restart" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from run" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from run" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from run" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from run" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from run" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from run" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from help" -f -a "start" -d 'Start the worker (if it is not running) and wait until it answers'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from help" -f -a "stop" -d 'Ask the worker to finish what it is doing and exit'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from help" -f -a "status" -d 'Is it running? pid, version, slots, idle time'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from help" -f -a "restart" -d 'Stop, then start'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from help" -f -a "run" -d 'Run the worker in this process (what `start` spawns)'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c slm -n "__fish_slm_using_subcommand reindex" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand reindex" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
 complete -c slm -n "__fish_slm_using_subcommand reindex" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand reindex" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand reindex" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand reindex" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand doctor" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
@@ -168,6 +276,7 @@ always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand doctor" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
 complete -c slm -n "__fish_slm_using_subcommand doctor" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand doctor" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand doctor" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand doctor" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
@@ -175,6 +284,7 @@ always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
 complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -f -a "locomo" -d 'Evidence recall and tiers on a LoCoMo-format file'
@@ -190,6 +300,7 @@ always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -l expect -d 'none: the tier must be none; not-supported: anything but supported' -r
@@ -199,6 +310,7 @@ always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "locomo" -d 'Evidence recall and tiers on a LoCoMo-format file'
@@ -209,6 +321,7 @@ always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors help" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
 complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors help" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors help" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors help" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors help" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors help" -f -a "ingest" -d 'Import N memories and report memories/s, time to findable, size, RSS'
@@ -222,6 +335,7 @@ always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l memories -r
@@ -233,6 +347,7 @@ always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -l memories -r
@@ -244,6 +359,7 @@ always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "ingest" -d 'Import N memories and report memories/s, time to findable, size, RSS'
@@ -255,6 +371,7 @@ always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand completions" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
 complete -c slm -n "__fish_slm_using_subcommand completions" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand completions" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand man" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
@@ -262,24 +379,34 @@ always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand man" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
 complete -c slm -n "__fish_slm_using_subcommand man" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand man" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand man" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand man" -s V -l version -d 'Print version'
-complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "remember" -d 'Save a memory (the text argument, or standard input when it is absent or "-")'
-complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "import" -d 'Import memories from JSON Lines (one object a line; see the README)'
-complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "recall" -d 'Ask which memories are the best evidence for a question'
-complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "expand" -d 'Show one memory with its depth-2 context (same session, same entities, correction)'
-complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "list" -d 'List memories, newest first'
-complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "show" -d 'Show one memory in full'
-complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "update" -d 'Change a memory\'s text, kind, tags, pin or scope'
-complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "delete" -d 'Delete memories by id'
-complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "forget" -d 'Delete the memories matching a query or filter (asks first unless -y)'
-complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "reindex" -d 'Rebuild the keyword and vector indexes from the store'
-complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "doctor" -d 'Check the store, the indexes, the model and the runtime; say what to fix'
-complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "eval" -d 'Measure recall quality on a data set (LoCoMo, question lists)'
-complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "bench" -d 'Measure speed (prints figures; asserts nothing)'
-complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "completions" -d 'Print a shell completion script'
-complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "man" -d 'Print the man page (roff)'
-complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget reindex doctor eval bench completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget session-context hook worker reindex doctor eval bench completions man help" -f -a "remember" -d 'Save a memory (the text argument, or standard input when it is absent or "-")'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget session-context hook worker reindex doctor eval bench completions man help" -f -a "import" -d 'Import memories from JSON Lines (one object a line; see the README)'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget session-context hook worker reindex doctor eval bench completions man help" -f -a "recall" -d 'Ask which memories are the best evidence for a question'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget session-context hook worker reindex doctor eval bench completions man help" -f -a "expand" -d 'Show one memory with its depth-2 context (same session, same entities, correction)'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget session-context hook worker reindex doctor eval bench completions man help" -f -a "list" -d 'List memories, newest first'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget session-context hook worker reindex doctor eval bench completions man help" -f -a "show" -d 'Show one memory in full'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget session-context hook worker reindex doctor eval bench completions man help" -f -a "update" -d 'Change a memory\'s text, kind, tags, pin or scope'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget session-context hook worker reindex doctor eval bench completions man help" -f -a "delete" -d 'Delete memories by id'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget session-context hook worker reindex doctor eval bench completions man help" -f -a "forget" -d 'Delete the memories matching a query or filter (asks first unless -y)'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget session-context hook worker reindex doctor eval bench completions man help" -f -a "session-context" -d 'The block of memory text an agent gets at session start (held to a token budget)'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget session-context hook worker reindex doctor eval bench completions man help" -f -a "hook" -d 'Entry points for editor, git and agent hooks (never hold up typing)'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget session-context hook worker reindex doctor eval bench completions man help" -f -a "worker" -d 'The warm worker that keeps the model loaded: start, stop, status, restart'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget session-context hook worker reindex doctor eval bench completions man help" -f -a "reindex" -d 'Rebuild the keyword and vector indexes from the store'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget session-context hook worker reindex doctor eval bench completions man help" -f -a "doctor" -d 'Check the store, the indexes, the model and the runtime; say what to fix'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget session-context hook worker reindex doctor eval bench completions man help" -f -a "eval" -d 'Measure recall quality on a data set (LoCoMo, question lists)'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget session-context hook worker reindex doctor eval bench completions man help" -f -a "bench" -d 'Measure speed (prints figures; asserts nothing)'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget session-context hook worker reindex doctor eval bench completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget session-context hook worker reindex doctor eval bench completions man help" -f -a "man" -d 'Print the man page (roff)'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget session-context hook worker reindex doctor eval bench completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from hook" -f -a "recall" -d 'Memories for the prompt about to be sent: at most 3 s, prints nothing when out of time or when nothing supports it. Reads the prompt from QUERY, or standard input (plain text, or a JSON object with a "prompt" field as agent hooks send)'
+complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from worker" -f -a "start" -d 'Start the worker (if it is not running) and wait until it answers'
+complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from worker" -f -a "stop" -d 'Ask the worker to finish what it is doing and exit'
+complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from worker" -f -a "status" -d 'Is it running? pid, version, slots, idle time'
+complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from worker" -f -a "restart" -d 'Stop, then start'
+complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from worker" -f -a "run" -d 'Run the worker in this process (what `start` spawns)'
 complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from eval" -f -a "locomo" -d 'Evidence recall and tiers on a LoCoMo-format file'
 complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from eval" -f -a "questions" -d 'Run a question list and count how many met the expectation'
 complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "ingest" -d 'Import N memories and report memories/s, time to findable, size, RSS'

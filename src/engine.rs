@@ -56,6 +56,18 @@ pub enum ModelMode {
 #[derive(Debug, Clone, Copy)]
 pub struct OpenOptions {
     pub model: ModelMode,
+    /// Wait for the writer lease (up to `WRITE_WAIT`) instead of opening read-only when
+    /// another process is writing: the worker needs writable indexes for its whole life.
+    pub wait_for_lease: bool,
+}
+
+impl OpenOptions {
+    pub fn model(model: ModelMode) -> OpenOptions {
+        OpenOptions {
+            model,
+            wait_for_lease: false,
+        }
+    }
 }
 
 /// What a write acknowledged.
@@ -88,6 +100,10 @@ pub struct Engine {
     /// Set when the data dir is read-only: reads work, writes say why they cannot.
     read_only: Option<std::path::PathBuf>,
     reranker: crate::recall::rerank::Slot,
+    /// The last change-log seq applied to this engine's in-memory state (meta cache, vector
+    /// index, BM25 reader). Another process may have moved the on-disk BM25 further; what
+    /// this engine has seen is tracked here.
+    seen_seq: std::sync::atomic::AtomicI64,
 }
 
 impl Engine {
@@ -113,8 +129,13 @@ impl Engine {
         };
         let settings_for_rerank = settings.clone();
         let runtime_for_rerank = embed::onnx::locate(&paths, &settings).1;
-        let lease = WriteLock::try_acquire(&paths.write_lock())?;
+        let lease = if opts.wait_for_lease && read_only.is_none() {
+            Some(WriteLock::acquire(&paths.write_lock(), WRITE_WAIT)?)
+        } else {
+            WriteLock::try_acquire(&paths.write_lock())?
+        };
         let (bm25, bm25_health) = open_bm25(&paths, &store, lease.is_some())?;
+        let seen = store.generation()?;
         let meta = store.all_meta()?.into_iter().map(|m| (m.id, m)).collect();
         let engine = Engine {
             paths,
@@ -132,6 +153,7 @@ impl Engine {
             baseline_sample: RwLock::new(None),
             read_only,
             reranker: crate::recall::rerank::start(&settings_for_rerank, runtime_for_rerank),
+            seen_seq: std::sync::atomic::AtomicI64::new(seen),
         };
         if engine.embedder.is_some() {
             engine.open_vectors(lease.is_some())?;
@@ -440,6 +462,67 @@ impl Engine {
 
     // ---- index maintenance --------------------------------------------------------------
 
+    /// Catch up with writes made by other processes (an import, a cold-path remember) since
+    /// this engine last looked: cheap when nothing changed (one query). Returns whether
+    /// anything was applied. When another process holds the lease, it tries again next time.
+    pub fn catch_up(&self) -> Result<bool> {
+        if self.read_only.is_some() {
+            return Ok(false);
+        }
+        let generation = self.generation()?;
+        if generation <= self.seen_seq.load(std::sync::atomic::Ordering::SeqCst) {
+            return Ok(false);
+        }
+        let Some(_lease) = WriteLock::try_acquire(&self.paths.write_lock())? else {
+            return Ok(false);
+        };
+        if let Ok(mut g) = self.baseline_sample.write() {
+            *g = None;
+        }
+        self.apply_changes()?;
+        if let Ok(mut b) = self.bm25.write() {
+            b.close_writer();
+        }
+        Ok(true)
+    }
+
+    /// One small batch of background work: embed memories still waiting for an embedding,
+    /// refresh baselines measured when the store was much smaller, save the vector index
+    /// when due. Returns how many memories it touched (0: nothing to do, or another process
+    /// is writing).
+    pub fn maintain(&self, batch: usize) -> Result<usize> {
+        if self.embedder.is_none() || self.read_only.is_some() {
+            return Ok(0);
+        }
+        if self.pending_embeddings()? == 0 && !self.baselines_stale()? {
+            return Ok(0);
+        }
+        let Some(_lease) = WriteLock::try_acquire(&self.paths.write_lock())? else {
+            return Ok(0);
+        };
+        self.apply_changes()?;
+        let mut n = self.embed_backlog(batch)?;
+        n += self.refresh_baselines(batch)?;
+        self.save_vectors_if_due(n == 0)?;
+        if let Ok(mut b) = self.bm25.write() {
+            b.close_writer();
+        }
+        Ok(n)
+    }
+
+    fn baselines_stale(&self) -> Result<bool> {
+        let Some(e) = &self.embedder else {
+            return Ok(false);
+        };
+        let store = self.store()?;
+        let total = store.count()?;
+        let grown_from = (total as f64 / BASELINE_REFRESH_GROWTH).floor() as i64;
+        Ok(total >= 2
+            && !store
+                .stale_baselines(e.id(), grown_from.max(1), 1)?
+                .is_empty())
+    }
+
     /// Replay the change log into BM25, the vector index and the meta cache.
     /// Caller holds the writer lease.
     fn apply_changes(&self) -> Result<()> {
@@ -448,7 +531,11 @@ impl Engine {
             .bm25
             .write()
             .map_err(|_| Error::Bm25("lock poisoned".into()))?;
-        let from = bm25.applied_seq();
+        // From what this engine has seen: another process may have moved the on-disk BM25
+        // on already, and upserts are idempotent.
+        let from = bm25
+            .applied_seq()
+            .min(self.seen_seq.load(std::sync::atomic::Ordering::SeqCst));
         let changes = store.changes_since(from)?;
         let Some(last) = changes.last().map(|c| c.seq) else {
             return Ok(());
@@ -493,10 +580,13 @@ impl Engine {
                 }
             }
         }
-        bm25.commit(last)?;
+        let to = last.max(bm25.applied_seq());
+        bm25.commit(to)?;
         if let Some(v) = vectors.as_mut() {
             v.set_applied_seq(last);
         }
+        self.seen_seq
+            .fetch_max(last, std::sync::atomic::Ordering::SeqCst);
         Ok(())
     }
 

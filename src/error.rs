@@ -50,6 +50,38 @@ pub enum Error {
     },
     #[error("{0}")]
     Other(String),
+    /// A failure reported by the warm worker, carried over the socket as it was.
+    #[error("{}", .0.message)]
+    Remote(RemoteError),
+}
+
+/// An error as it travels over the worker socket (and as `--json` prints it).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct RemoteError {
+    pub code: String,
+    pub message: String,
+    pub hint: Option<String>,
+    pub retryable: bool,
+    pub exit: i32,
+    #[serde(default)]
+    pub retry_after_s: Option<u64>,
+}
+
+impl From<&Error> for RemoteError {
+    fn from(e: &Error) -> Self {
+        RemoteError {
+            code: e.code().to_string(),
+            message: e.to_string(),
+            hint: e.hint(),
+            retryable: e.retryable(),
+            exit: e.exit_code(),
+            retry_after_s: match e {
+                Error::Busy { retry_after_s, .. } => Some(*retry_after_s),
+                Error::Remote(r) => r.retry_after_s,
+                _ => None,
+            },
+        }
+    }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -66,13 +98,15 @@ impl Error {
         match self {
             Error::Usage(_) | Error::Input(_) | Error::NotFound(_) => EXIT_USAGE,
             Error::Busy { .. } => EXIT_BUSY,
+            Error::Remote(r) => r.exit,
             _ => EXIT_FAILURE,
         }
     }
 
     /// A stable machine-readable code for `--json` error objects.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> &str {
         match self {
+            Error::Remote(r) => &r.code,
             Error::Usage(_) => "USAGE",
             Error::Input(_) => "BAD_INPUT",
             Error::NotFound(_) => "NOT_FOUND",
@@ -91,6 +125,7 @@ impl Error {
     /// What the user can do about it, when we know.
     pub fn hint(&self) -> Option<String> {
         match self {
+            Error::Remote(r) => r.hint.clone(),
             Error::NotFound(_) => Some("`slm list` shows the ids in this profile".into()),
             Error::NewerSchema { .. } => Some("upgrade slm; this store was not changed".into()),
             Error::ReadOnly(_) => {
@@ -113,7 +148,15 @@ impl Error {
     }
 
     pub fn retryable(&self) -> bool {
-        matches!(self, Error::Busy { .. })
+        match self {
+            Error::Remote(r) => r.retryable,
+            e => matches!(e, Error::Busy { .. }),
+        }
+    }
+
+    /// Seconds after which asking again makes sense (busy answers).
+    pub fn retry_after_s(&self) -> Option<u64> {
+        RemoteError::from(self).retry_after_s
     }
 }
 

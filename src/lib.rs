@@ -19,10 +19,13 @@ pub mod output;
 pub mod paths;
 pub mod progress;
 pub mod recall;
+pub mod service;
+pub mod session;
 pub mod settings;
 pub mod store;
 pub mod text;
 pub mod timeparse;
+pub mod worker;
 
 pub use clock::Clock;
 pub use error::{Error, Result};

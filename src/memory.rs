@@ -101,7 +101,7 @@ pub struct NewMemory {
 }
 
 /// A change to an existing memory; `None` leaves a field as it is.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct MemoryPatch {
     pub text: Option<String>,
     pub kind: Option<Kind>,

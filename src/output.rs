@@ -12,7 +12,7 @@ use std::io::{IsTerminal, Write};
 
 pub const SCHEMA_VERSION: u32 = 1;
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct Style {
     pub color: bool,
     pub json: bool,

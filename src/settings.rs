@@ -13,6 +13,16 @@ pub struct Settings {
     pub retrieval: RetrievalSettings,
     pub model: ModelSettings,
     pub reranker: RerankerSettings,
+    pub worker: WorkerSettings,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct WorkerSettings {
+    /// Questions answered at once (default: the machine's cores; see `worker::slots`).
+    pub recall_slots: Option<usize>,
+    /// Seconds without a request after which the worker exits (default 900).
+    pub idle_timeout_s: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

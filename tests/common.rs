@@ -42,7 +42,11 @@ impl Env {
             .env_remove("SLM_RANKING")
             .env_remove("SLM_RECALL_NO_SUPPORT_GATE")
             .env_remove("SLM_MODEL_DIR")
-            .env_remove("NO_COLOR");
+            .env_remove("NO_COLOR")
+            // In-process with the model: these tests judge the engine. tests/worker.rs runs
+            // the real worker (SLM_WORKER=auto) on its own socket directory.
+            .env("SLM_WORKER", "inline")
+            .env("SLM_RUNTIME_DIR", self.dir.path().join("run"));
         for (k, v) in &self.extra {
             c.env(k, v);
         }

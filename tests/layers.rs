@@ -8,13 +8,7 @@ use slm::recall::{self, RecallRequest, View, filters::Filters, layers};
 
 fn engine(dir: &std::path::Path) -> Engine {
     let paths = Paths::at(dir, &Paths::from_env().cache);
-    let e = Engine::open(
-        paths,
-        OpenOptions {
-            model: ModelMode::Load,
-        },
-    )
-    .expect("engine");
+    let e = Engine::open(paths, OpenOptions::model(ModelMode::Load)).expect("engine");
     let texts = [
         "Caroline adopted a rescue dog named Biscuit after months of looking at shelters in the city.",
         "Biscuit won first place at the agility show, and Caroline cried a little when the judges announced it.",
@@ -57,6 +51,7 @@ fn max_tokens_is_never_exceeded_for_any_budget_from_1_to_2000() {
         support_gate: false,
         now_ms: 1_683_720_000_000,
         budget_s: None,
+        keyword_only: false,
     };
     let full = recall::run(&e, &req).expect("recall");
     assert!(!full.results.is_empty());

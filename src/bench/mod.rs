@@ -128,12 +128,7 @@ fn ingest(a: BenchIngestArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
     let dir = crate::eval::tempdir::TempDir::new("slm-bench-ingest")
         .map_err(|e| Error::io("temp dir", e))?;
     let paths = Paths::at(dir.path(), &Paths::from_env().cache);
-    let engine = Engine::open(
-        paths,
-        OpenOptions {
-            model: ModelMode::Load,
-        },
-    )?;
+    let engine = Engine::open(paths, OpenOptions::model(ModelMode::Load))?;
     if engine.embedder().is_none() {
         return Err(Error::Model(
             "bench ingest measures embedding throughput and needs the model".into(),
@@ -225,12 +220,7 @@ fn bench_store(data: &Path, n: usize) -> Result<(Engine, std::path::PathBuf)> {
     if !done.exists() {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).map_err(|e| Error::io("creating the bench store", e))?;
-        let engine = Engine::open(
-            paths.clone(),
-            OpenOptions {
-                model: ModelMode::Load,
-            },
-        )?;
+        let engine = Engine::open(paths.clone(), OpenOptions::model(ModelMode::Load))?;
         let items = synthetic(data, n)?;
         let pb = crate::progress::bar(items.len() as u64, "building");
         for chunk in items.chunks(256) {
@@ -242,12 +232,7 @@ fn bench_store(data: &Path, n: usize) -> Result<(Engine, std::path::PathBuf)> {
         drop(engine);
         std::fs::write(&done, b"ok").map_err(|e| Error::io("marking the bench store", e))?;
     }
-    let engine = Engine::open(
-        paths,
-        OpenOptions {
-            model: ModelMode::Load,
-        },
-    )?;
+    let engine = Engine::open(paths, OpenOptions::model(ModelMode::Load))?;
     Ok((engine, dir))
 }
 

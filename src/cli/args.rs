@@ -29,6 +29,10 @@ pub struct GlobalArgs {
     /// The profile to read and write (default: $SLM_PROFILE, else "default").
     #[arg(long, global = true, env = "SLM_PROFILE", default_value = "default")]
     pub profile: String,
+    /// Answer in this process, without the warm worker (keyword-only until a worker has the
+    /// model loaded; labelled warming). Same as SLM_WORKER=off.
+    #[arg(long, global = true)]
+    pub no_worker: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -58,6 +62,14 @@ pub enum Command {
     Delete(DeleteArgs),
     /// Delete the memories matching a query or filter (asks first unless -y).
     Forget(ForgetArgs),
+    /// The block of memory text an agent gets at session start (held to a token budget).
+    SessionContext(SessionContextArgs),
+    /// Entry points for editor, git and agent hooks (never hold up typing).
+    #[command(subcommand)]
+    Hook(HookCommand),
+    /// The warm worker that keeps the model loaded: start, stop, status, restart.
+    #[command(subcommand)]
+    Worker(WorkerCommand),
     /// Rebuild the keyword and vector indexes from the store.
     Reindex,
     /// Check the store, the indexes, the model and the runtime; say what to fix.
@@ -172,6 +184,57 @@ pub struct RecallArgs {
     /// Answer within this many seconds (unchecked keyword matches when the full search cannot finish).
     #[arg(long)]
     pub budget_s: Option<f64>,
+}
+
+#[derive(Debug, Args)]
+pub struct SessionContextArgs {
+    /// start (1500 tokens), compact (500), resource (4000) or hook (400).
+    #[arg(long, default_value = "start")]
+    pub mode: String,
+    /// A different hard budget, in tokens of the embedding model's tokenizer.
+    #[arg(long)]
+    pub max_tokens: Option<usize>,
+    /// Let shared memories join.
+    #[arg(long)]
+    pub include_shared: bool,
+    /// Let global memories join.
+    #[arg(long)]
+    pub include_global: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HookCommand {
+    /// Memories for the prompt about to be sent: at most 3 s, prints nothing when out of
+    /// time or when nothing supports it. Reads the prompt from QUERY, or standard input
+    /// (plain text, or a JSON object with a "prompt" field as agent hooks send).
+    Recall(HookRecallArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct HookRecallArgs {
+    /// The prompt; absent or "-" reads standard input.
+    pub query: Option<String>,
+    /// The hard time limit in seconds (at most 3).
+    #[arg(long, default_value_t = 3.0)]
+    pub budget_s: f64,
+    /// The block's token budget (default: the hook mode's 400).
+    #[arg(long)]
+    pub max_tokens: Option<usize>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WorkerCommand {
+    /// Start the worker (if it is not running) and wait until it answers.
+    Start,
+    /// Ask the worker to finish what it is doing and exit.
+    Stop,
+    /// Is it running? pid, version, slots, idle time.
+    Status,
+    /// Stop, then start.
+    Restart,
+    /// Run the worker in this process (what `start` spawns).
+    #[command(hide = true)]
+    Run,
 }
 
 #[derive(Debug, Args)]

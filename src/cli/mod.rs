@@ -2,10 +2,13 @@
 //!
 //! Help, version, completions and the man page never open the store.
 
+mod agent_cmd;
 pub mod args;
-mod read;
-mod recall_cmd;
-mod write;
+mod forward;
+pub(crate) mod read;
+pub(crate) mod recall_cmd;
+mod worker_cmd;
+pub(crate) mod write;
 
 use crate::output::{self, Style};
 use crate::{Error, Result};
@@ -58,6 +61,9 @@ fn command_name(c: &Command) -> &'static str {
         Command::Update(_) => "update",
         Command::Delete(_) => "delete",
         Command::Forget(_) => "forget",
+        Command::SessionContext(_) => "session-context",
+        Command::Hook(_) => "hook",
+        Command::Worker(_) => "worker",
         Command::Reindex => "reindex",
         Command::Doctor => "doctor",
         Command::Eval(_) => "eval",
@@ -83,6 +89,9 @@ fn dispatch(cli: Cli, style: Style) -> Result<i32> {
         Command::Forget(a) => write::forget(a, &g, style),
         Command::List(a) => read::list(a, &g, style),
         Command::Show(a) => read::show(a, &g, style),
+        Command::SessionContext(a) => agent_cmd::session_context(a, &g, style),
+        Command::Hook(args::HookCommand::Recall(a)) => agent_cmd::hook_recall(a, &g, style),
+        Command::Worker(c) => worker_cmd::run(c, &g, style),
         Command::Reindex => read::reindex(&g, style),
         Command::Doctor => read::doctor(&g, style),
         Command::Recall(a) => recall_cmd::recall(a, &g, style),

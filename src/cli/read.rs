@@ -1,19 +1,19 @@
 //! `list`, `show`, `reindex`, `doctor`.
 
 use super::args::{GlobalArgs, ListArgs, ShowArgs};
-use super::write::{check_profile, open};
+use super::write::open;
 use super::{emit, parse_kind};
+use crate::Result;
 use crate::clock::fmt_ms;
 use crate::engine::ModelMode;
 use crate::memory::Memory;
 use crate::output::Style;
+use crate::service::Op;
 use crate::store::ListFilter;
-use crate::{Error, Result};
 use serde_json::json;
 
 pub fn list(a: ListArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
-    let engine = open(ModelMode::Skip)?;
-    let f = ListFilter {
+    let filter = ListFilter {
         profile: Some(g.profile.clone()),
         kind: parse_kind(&a.kind)?,
         tag: a.tag,
@@ -23,17 +23,17 @@ pub fn list(a: ListArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
         newest_first: true,
         ..Default::default()
     };
-    let ms = engine.list(&f)?;
-    emit(style, "list", json!({ "memories": ms }), || {
-        if ms.is_empty() {
-            return "no memories yet; `slm remember \"…\"` saves one".into();
-        }
-        ms.iter()
-            .map(|m| line(m, style))
-            .collect::<Vec<_>>()
-            .join("\n")
-    })?;
-    Ok(0)
+    super::forward::forward(Op::List { filter }, g, style, None)
+}
+
+pub(crate) fn render_list(ms: &[Memory], style: Style) -> String {
+    if ms.is_empty() {
+        return "no memories yet; `slm remember \"…\"` saves one".into();
+    }
+    ms.iter()
+        .map(|m| line(m, style))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn line(m: &Memory, style: Style) -> String {
@@ -58,10 +58,15 @@ fn line(m: &Memory, style: Style) -> String {
 }
 
 pub fn show(a: ShowArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
-    let engine = open(ModelMode::Skip)?;
-    check_profile(&engine, a.id, g)?;
-    let m = engine.get(a.id)?.ok_or(Error::NotFound(a.id))?;
-    emit(style, "show", json!({ "memory": m }), || {
+    let op = Op::Show {
+        id: a.id,
+        profile: g.profile.clone(),
+    };
+    super::forward::forward(op, g, style, None)
+}
+
+pub(crate) fn render_show(m: &Memory, style: Style) -> String {
+    {
         let mut s = format!(
             "{} {}\n\n{}\n",
             style.bold("memory"),
@@ -90,11 +95,16 @@ pub fn show(a: ShowArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
             s.push_str(&format!("\ncorrected by {n}"));
         }
         s
-    })?;
-    Ok(0)
+    }
 }
 
 pub fn reindex(_g: &GlobalArgs, style: Style) -> Result<i32> {
+    // The worker's in-memory indexes would be rebuilt under it: it leaves first, and the
+    // next command starts a fresh one on the new indexes.
+    let stopped = crate::worker::client::stop(&crate::paths::Paths::from_env())?;
+    if let Some(pid) = stopped {
+        eprintln!("slm: stopped the worker (pid {pid}) while the indexes are rebuilt");
+    }
     let engine = open(ModelMode::Load)?;
     let (n, embedded) = engine.reindex()?;
     let model = engine.model_status().map(|s| s.detail.clone());
@@ -146,6 +156,7 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
         None => (json!(engine.model_status()), json!(null)),
     };
     let ok = engine.embedder().is_some() && bm25.usable() && integrity == "ok";
+    let worker = crate::worker::client::status(&engine.paths).ok().flatten();
     let body = json!({
         "ok": ok,
         "data_dir": engine.paths.data.display().to_string(),
@@ -156,6 +167,7 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
         "vectors": { "health": vectors, "size": engine.with_vectors(|v| v.map(|v| v.len()))?, "pending_embeddings": pending },
         "model": model,
         "probe_embedding": probe,
+        "worker": worker,
     });
     emit(style, "doctor", body.clone(), || {
         let mut s = String::new();
@@ -209,6 +221,16 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
                 ));
             }
         }
+        s.push_str(&match &worker {
+            Some(w) => format!(
+                "{}worker     pid {}, version {}, up {:.0} s\n",
+                mark(true),
+                w.pid,
+                w.version,
+                w.uptime_s
+            ),
+            None => "    worker     not running (the next command starts it)\n".to_string(),
+        });
         s.trim_end().to_string()
     })?;
     Ok(if ok { 0 } else { 1 })

@@ -1,15 +1,13 @@
 //! `recall` and `expand`: resolve flags into a `RecallRequest`, run it, print it.
 
 use super::args::{ExpandArgs, GlobalArgs, RecallArgs};
-use super::write::{check_profile, open};
-use super::{emit, parse_kind};
-use crate::engine::ModelMode;
+use super::parse_kind;
 use crate::output::Style;
 use crate::recall::filters::{Filters, interval_ms};
 use crate::recall::tiers::{AnswerTier, Tier};
 use crate::recall::{RecallRequest, RecallResponse, ScoredResult, View};
+use crate::service::Op;
 use crate::{Error, Result};
-use serde_json::json;
 
 /// Flags → a fully resolved request (clock, profile, policy, gate filled in).
 pub fn resolve(a: &RecallArgs, g: &GlobalArgs) -> Result<RecallRequest> {
@@ -72,17 +70,17 @@ pub fn resolve(a: &RecallArgs, g: &GlobalArgs) -> Result<RecallRequest> {
         support_gate: crate::recall::tiers::gate_enabled(&settings),
         now_ms: clock.now_ms(),
         budget_s: a.budget_s,
+        keyword_only: false,
     })
 }
 
 pub fn recall(a: RecallArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
     let req = resolve(&a, g)?;
-    let engine = open(ModelMode::Load)?;
-    let resp = crate::recall::run(&engine, &req)?;
-    emit(style, "recall", json!(resp), || {
-        render(&resp, style, a.explain)
-    })?;
-    Ok(0)
+    // A budgeted recall must not wait past its budget for the worker either.
+    let timeout = req
+        .budget_s
+        .map(|b| std::time::Duration::from_secs_f64(b) + super::forward::BUDGET_MARGIN);
+    super::forward::forward(Op::Recall { req }, g, style, timeout)
 }
 
 fn tier_label(t: Tier) -> &'static str {
@@ -123,7 +121,7 @@ fn render_result(r: &ScoredResult, style: Style, out: &mut String) {
     }
 }
 
-fn render(resp: &RecallResponse, style: Style, explain: bool) -> String {
+pub(crate) fn render(resp: &RecallResponse, style: Style, explain: bool) -> String {
     let mut s = String::new();
     let head = match resp.tier {
         AnswerTier::Supported => style.green("supported"),
@@ -227,30 +225,26 @@ fn explain_text(resp: &RecallResponse, e: &crate::recall::Explain) -> String {
 }
 
 pub fn expand(a: ExpandArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
-    let engine = open(ModelMode::Skip)?;
-    check_profile(&engine, a.id, g)?;
-    let m = engine.get(a.id)?.ok_or(Error::NotFound(a.id))?;
     let filters = Filters {
         profile: g.profile.clone(),
         ..Default::default()
     };
-    let ctx = crate::recall::layers::context_for(&engine, a.id, &filters)?;
-    emit(
-        style,
-        "expand",
-        json!({ "memory": m, "context": ctx }),
-        || {
-            let mut s = format!("#{} {}\n", m.id, style.text(&m.text));
-            for i in &ctx.items {
-                s.push_str(&format!(
-                    "  ↳ {} #{} {}\n",
-                    i.relation,
-                    i.id,
-                    style.text(&crate::text::preview(&i.text, 90))
-                ));
-            }
-            s.trim_end().to_string()
-        },
-    )?;
-    Ok(0)
+    super::forward::forward(Op::Expand { id: a.id, filters }, g, style, None)
+}
+
+pub(crate) fn render_expand(
+    m: &crate::memory::Memory,
+    ctx: &crate::recall::layers::Context,
+    style: Style,
+) -> String {
+    let mut s = format!("#{} {}\n", m.id, style.text(&m.text));
+    for i in &ctx.items {
+        s.push_str(&format!(
+            "  ↳ {} #{} {}\n",
+            i.relation,
+            i.id,
+            style.text(&crate::text::preview(&i.text, 90))
+        ));
+    }
+    s.trim_end().to_string()
 }

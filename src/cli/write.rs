@@ -6,12 +6,13 @@ use crate::engine::{Engine, ModelMode, OpenOptions, Remembered};
 use crate::memory::{MemoryPatch, NewMemory, Source};
 use crate::output::Style;
 use crate::paths::Paths;
+use crate::service::Op;
 use crate::{Error, Result};
 use serde::Deserialize;
 use serde_json::json;
 
 pub(crate) fn open(model: ModelMode) -> Result<Engine> {
-    Engine::open(Paths::from_env(), OpenOptions { model })
+    Engine::open(Paths::from_env(), OpenOptions::model(model))
 }
 
 pub fn remember(a: RememberArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
@@ -47,15 +48,12 @@ pub fn remember(a: RememberArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
         supersedes: a.supersedes,
         ..Default::default()
     };
-    // The model is not loaded for one write: the embedding is left pending and made by the
-    // next process that loads the model (measured: loading costs more than the write).
-    let engine = open(ModelMode::Skip)?;
-    let r = engine.remember(m)?;
-    emit(style, "remember", json!(r), || human_remembered(&r, style))?;
-    Ok(0)
+    // The warm worker embeds it at once; a cold write leaves the embedding pending for the
+    // worker's background work (loading the model costs more than the write).
+    super::forward::forward(Op::Remember { memory: m }, g, style, None)
 }
 
-fn human_remembered(r: &Remembered, style: Style) -> String {
+pub(crate) fn human_remembered(r: &Remembered, style: Style) -> String {
     let mut s = if r.existed {
         format!("already remembered as {}", style.bold(&r.id.to_string()))
     } else {
@@ -322,33 +320,20 @@ pub fn update(a: UpdateArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
         superseded_by: a.superseded_by.map(Some),
         ..Default::default()
     };
-    let engine = open(ModelMode::Skip)?;
-    check_profile(&engine, a.id, g)?;
-    let m = engine.update(a.id, patch)?;
-    emit(style, "update", json!({ "memory": m }), || {
-        format!("updated {}", m.id)
-    })?;
-    Ok(0)
-}
-
-/// A memory of another profile is "not found" for this one (no existence leak).
-pub(crate) fn check_profile(engine: &Engine, id: i64, g: &GlobalArgs) -> Result<()> {
-    match engine.get(id)? {
-        Some(m) if m.profile == g.profile => Ok(()),
-        _ => Err(Error::NotFound(id)),
-    }
+    let op = Op::Update {
+        id: a.id,
+        profile: g.profile.clone(),
+        patch,
+    };
+    super::forward::forward(op, g, style, None)
 }
 
 pub fn delete(a: DeleteArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
-    let engine = open(ModelMode::Skip)?;
-    for id in &a.ids {
-        check_profile(&engine, *id, g)?;
-    }
-    let n = engine.delete(&a.ids)?;
-    emit(style, "delete", json!({ "deleted": a.ids }), || {
-        format!("deleted {n} memor{}", if n == 1 { "y" } else { "ies" })
-    })?;
-    Ok(0)
+    let op = Op::Delete {
+        ids: a.ids,
+        profile: g.profile.clone(),
+    };
+    super::forward::forward(op, g, style, None)
 }
 
 pub fn forget(a: ForgetArgs, g: &GlobalArgs, style: Style) -> Result<i32> {

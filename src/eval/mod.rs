@@ -76,12 +76,7 @@ pub fn build_store(convs: &[&Conversation], profile_per_conv: bool) -> Result<Te
         .map_err(|e| Error::io("creating a temporary store", e))?;
     let real = Paths::from_env();
     let paths = Paths::at(dir.path(), &real.cache);
-    let engine = Engine::open(
-        paths,
-        OpenOptions {
-            model: ModelMode::Load,
-        },
-    )?;
+    let engine = Engine::open(paths, OpenOptions::model(ModelMode::Load))?;
     let mut ids = HashMap::new();
     let total: usize = convs.iter().map(|c| c.turns.len()).sum();
     let pb = crate::progress::bar(total as u64, "building");
@@ -144,6 +139,7 @@ pub fn request(query: &str, now_ms: i64, limit: usize, explain: bool) -> RecallR
         support_gate: true,
         now_ms,
         budget_s: None,
+        keyword_only: false,
     }
 }
 

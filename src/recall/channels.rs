@@ -129,9 +129,13 @@ pub fn run(
     filters: &Filters,
     now_ms: i64,
     cosine_floor: f32,
+    keyword_only: bool,
 ) -> ChannelOutput {
     let mut out = ChannelOutput::default();
     let deadline = Instant::now() + PRODUCER_TIMEOUT;
+    if keyword_only {
+        return keyword_producers(engine, q, filters, now_ms, out);
+    }
     // Embed once, before the vector producers split.
     let qvec: Option<std::result::Result<Vec<f32>, String>> = engine
         .embed_query(query)
@@ -184,6 +188,30 @@ pub fn run(
     );
     if let Some(Ok(v)) = qvec {
         out.query_vec = Some(v);
+    }
+    out
+}
+
+/// The keyword-only answer: BM25 and the temporal producer, in this thread, nothing that
+/// needs the model. The other producers are reported as not run.
+fn keyword_producers(
+    engine: &Engine,
+    q: &Classified,
+    filters: &Filters,
+    now_ms: i64,
+    mut out: ChannelOutput,
+) -> ChannelOutput {
+    for c in [Channel::Bm25, Channel::Temporal] {
+        let t = Instant::now();
+        let r = test_hooks(c).and_then(|_| match c {
+            Channel::Bm25 => bm25(engine, q, filters),
+            _ => temporal(engine, q, filters, now_ms),
+        });
+        collect(&mut out, c, r, t.elapsed().as_secs_f64() * 1000.0);
+    }
+    for c in [Channel::Semantic, Channel::Hopfield, Channel::Spreading] {
+        out.status
+            .insert(c, ChannelStatus::Unavailable("keyword-only answer".into()));
     }
     out
 }

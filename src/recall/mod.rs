@@ -12,6 +12,7 @@
 //! `calibration_status: "uncalibrated"` and `answer_confidence: null`.
 
 pub mod boosts;
+pub mod budget;
 pub mod channels;
 pub mod classify;
 pub mod filters;
@@ -70,6 +71,11 @@ pub struct RecallRequest {
     /// The clock, in Unix ms.
     pub now_ms: i64,
     pub budget_s: Option<f64>,
+    /// Only the keyword producers run (the budget's fallback and the cold path's answer):
+    /// no embedding, no associative channels. Labelled warming like any recall without
+    /// vector search.
+    #[serde(default)]
+    pub keyword_only: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -118,6 +124,9 @@ pub struct RecallResponse {
     pub weak: Vec<ScoredResult>,
     pub layers: layers::LayersReport,
     pub timing_ms: BTreeMap<String, f64>,
+    /// With a time budget (`--budget-s`, hooks): what answered within it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget: Option<budget::BudgetReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explain: Option<Explain>,
     /// The full ranked, floor-passing order before tiers (for evaluation; not serialised).
@@ -192,6 +201,7 @@ pub fn run(engine: &Engine, req: &RecallRequest) -> Result<RecallResponse> {
         &req.filters,
         req.now_ms,
         cosine_floor,
+        req.keyword_only,
     );
     timing.insert("channels".to_string(), ms(t));
     for (c, v) in &out.timing_ms {
@@ -365,6 +375,7 @@ pub fn run(engine: &Engine, req: &RecallRequest) -> Result<RecallResponse> {
         weak,
         layers: layers_report,
         timing_ms: timing,
+        budget: None,
         explain,
         ranked_ids,
     })

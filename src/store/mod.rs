@@ -33,7 +33,7 @@ pub struct Inserted {
 }
 
 /// The filters of `slm list` / `slm forget`.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct ListFilter {
     pub profile: Option<String>,
     pub kind: Option<Kind>,
@@ -216,7 +216,17 @@ impl Store {
             });
         }
         for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(current as usize) {
-            let tx = self.conn.transaction()?;
+            // IMMEDIATE: two processes opening a new store at once (a client answering cold
+            // while the worker it spawned starts) must not both run a migration; the second
+            // waits for the first and then finds the version already moved on.
+            let tx = self
+                .conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let now: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
+            if now > i as i64 {
+                tx.commit()?;
+                continue;
+            }
             tx.execute_batch(sql)?;
             tx.pragma_update(None, "user_version", (i + 1) as i64)?;
             tx.commit()?;

@@ -1,0 +1,135 @@
+//! `session-context` and `hook recall`: what agents and hooks get.
+
+use super::args::{GlobalArgs, HookRecallArgs, RecallArgs, SessionContextArgs};
+use super::forward::{BUDGET_MARGIN, forward};
+use crate::output::Style;
+use crate::recall::View;
+use crate::service::Op;
+use crate::session::{SessionMode, SessionRequest};
+use crate::{Error, Result};
+use std::time::Duration;
+
+/// A prompt hook's hard limit (the spec: three seconds).
+pub const HOOK_MAX_S: f64 = 3.0;
+/// Results a hook recall considers (its block holds about five).
+const HOOK_LIMIT: usize = 5;
+
+pub fn session_context(a: SessionContextArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
+    let mode = SessionMode::parse(&a.mode).ok_or_else(|| {
+        Error::Usage(format!(
+            "--mode {:?}: expected one of {}",
+            a.mode,
+            SessionMode::names()
+        ))
+    })?;
+    if a.max_tokens == Some(0) {
+        return Err(Error::Usage(
+            "--max-tokens 0: expected a positive number".into(),
+        ));
+    }
+    let settings = crate::settings::Settings::load(&crate::paths::Paths::from_env().settings())?;
+    let req = SessionRequest {
+        profile: g.profile.clone(),
+        mode,
+        max_tokens: a.max_tokens,
+        include_shared: a.include_shared || settings.retrieval.include_shared,
+        include_global: a.include_global || settings.retrieval.include_global,
+    };
+    forward(Op::SessionContext { req }, g, style, None)
+}
+
+/// `slm hook recall`: never holds up typing. Whatever happens (out of time, worker down,
+/// bad input) it exits 0, adds nothing, and says why on standard error only.
+pub fn hook_recall(a: HookRecallArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
+    if !(a.budget_s.is_finite() && a.budget_s > 0.0) {
+        return Err(Error::Usage(format!(
+            "--budget-s {}: expected a positive number of seconds",
+            a.budget_s
+        )));
+    }
+    let budget = a.budget_s.min(HOOK_MAX_S);
+    // The hard limit covers everything, process start and a cold engine included.
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs_f64(budget));
+        eprintln!("slm hook: out of time after {budget} s; nothing added");
+        std::process::exit(0);
+    });
+    match hook_inner(a, g, style, budget) {
+        Ok(code) => Ok(code),
+        Err(e) => {
+            eprintln!("slm hook: {e}; nothing added");
+            Ok(0)
+        }
+    }
+}
+
+fn hook_inner(a: HookRecallArgs, g: &GlobalArgs, style: Style, budget: f64) -> Result<i32> {
+    let query = match a.query.as_deref() {
+        None | Some("-") => prompt_from_stdin(&super::read_stdin()?),
+        Some(q) => q.to_string(),
+    };
+    if query.trim().is_empty() {
+        return Ok(0);
+    }
+    // Keep the question within the recall limit rather than refusing a long prompt.
+    let query = truncate_bytes(&query, crate::recall::MAX_QUERY_BYTES);
+    // The recall's own budget leaves room for the socket round trip inside the hard limit.
+    let inner = (budget - BUDGET_MARGIN.as_secs_f64()).max(budget / 2.0);
+    let mut req = super::recall_cmd::resolve(
+        &RecallArgs {
+            query,
+            limit: HOOK_LIMIT,
+            depth: 1,
+            budget_s: Some(inner),
+            ..Default::default()
+        },
+        g,
+    )?;
+    // The person view: the block itself keeps only supported memories, or the labelled
+    // keyword matches when the full search ran out of time.
+    req.view = View::Person;
+    let op = Op::HookRecall {
+        req,
+        max_tokens: a.max_tokens.unwrap_or(SessionMode::Hook.budget()),
+    };
+    forward(op, g, style, Some(Duration::from_secs_f64(budget)))
+}
+
+/// Agent hooks send a JSON object with the prompt in "prompt"; anything else is the prompt.
+fn prompt_from_stdin(input: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(input) {
+        Ok(v) => v
+            .get("prompt")
+            .and_then(|p| p.as_str())
+            .map(str::to_string)
+            .unwrap_or_default(),
+        Err(_) => input.to_string(),
+    }
+}
+
+fn truncate_bytes(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s[..end].to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hook_input_is_a_json_prompt_or_plain_text() {
+        assert_eq!(
+            prompt_from_stdin(r#"{"prompt":"what db?","session_id":"x"}"#),
+            "what db?"
+        );
+        assert_eq!(prompt_from_stdin("plain words"), "plain words");
+        assert_eq!(prompt_from_stdin(r#"{"other":1}"#), "");
+        assert_eq!(truncate_bytes("héllo", 2), "h");
+    }
+}

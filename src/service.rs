@@ -1,0 +1,203 @@
+//! The resolved request every front sends, and the one dispatcher that answers it.
+//!
+//! The CLI parses flags into a [`Request`] with every default filled in on the client side
+//! (clock, profile, settings, stdin already read, output style). That value is what goes over
+//! the socket to the warm worker, and it is what the in-process (cold) path runs when no
+//! worker answers: both call [`execute`] on an [`Engine`], so they run the very same code on
+//! the very same input. The MCP and HTTP fronts build the same requests.
+//!
+//! A [`Reply`] carries the JSON body (what `--json` prints inside the envelope) and, when the
+//! caller wants it, the human text rendered with the caller's style, so a worker never needs
+//! to know about terminals and a client never re-implements rendering.
+
+use crate::engine::Engine;
+use crate::memory::{MemoryPatch, NewMemory};
+use crate::output::Style;
+use crate::recall::RecallRequest;
+use crate::recall::filters::Filters;
+use crate::store::ListFilter;
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+/// One operation, fully resolved.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Op {
+    /// A question: always the full pipeline (slots, single flight, cache in the worker).
+    Recall {
+        req: RecallRequest,
+    },
+    /// A prompt hook: recall under a hard time limit, printed as a context block.
+    HookRecall {
+        req: RecallRequest,
+        max_tokens: usize,
+    },
+    Remember {
+        memory: NewMemory,
+    },
+    Update {
+        id: i64,
+        profile: String,
+        patch: MemoryPatch,
+    },
+    Delete {
+        ids: Vec<i64>,
+        profile: String,
+    },
+    List {
+        filter: ListFilter,
+    },
+    Show {
+        id: i64,
+        profile: String,
+    },
+    Expand {
+        id: i64,
+        filters: Filters,
+    },
+    SessionContext {
+        req: crate::session::SessionRequest,
+    },
+}
+
+impl Op {
+    /// The command name in the JSON envelope.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::Recall { .. } => "recall",
+            Op::HookRecall { .. } => "hook",
+            Op::Remember { .. } => "remember",
+            Op::Update { .. } => "update",
+            Op::Delete { .. } => "delete",
+            Op::List { .. } => "list",
+            Op::Show { .. } => "show",
+            Op::Expand { .. } => "expand",
+            Op::SessionContext { .. } => "session-context",
+        }
+    }
+
+    /// A write changes the store: it is never sent twice, and it drops cached answers.
+    pub fn is_write(&self) -> bool {
+        matches!(
+            self,
+            Op::Remember { .. } | Op::Update { .. } | Op::Delete { .. }
+        )
+    }
+
+    /// A question waits for a recall slot.
+    pub fn is_question(&self) -> bool {
+        matches!(self, Op::Recall { .. } | Op::SessionContext { .. })
+    }
+}
+
+/// What a front sends: the operation and how the answer should be rendered.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Request {
+    pub op: Op,
+    /// Render the human text with this style (None: JSON only, as MCP and HTTP want).
+    pub human: Option<Style>,
+}
+
+/// The answer to one request.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Reply {
+    pub command: String,
+    /// The command's fields (the `--json` body without the envelope).
+    pub body: Value,
+    /// The human text, when asked for.
+    pub human: Option<String>,
+    /// The process exit code this answer means (0 unless the command says otherwise).
+    #[serde(default)]
+    pub exit: i32,
+}
+
+impl Reply {
+    fn new(op: &Op, body: Value, human: Option<String>) -> Reply {
+        Reply {
+            command: op.name().to_string(),
+            body,
+            human,
+            exit: 0,
+        }
+    }
+}
+
+/// Answer one request on this engine. The worker and the cold path both call this.
+pub fn execute(engine: &Arc<Engine>, req: &Request) -> Result<Reply> {
+    let style = req.human;
+    let op = &req.op;
+    match op {
+        Op::Recall { req: r } => {
+            let resp = crate::recall::budget::run(engine, r)?;
+            let human = style.map(|s| crate::cli::recall_cmd::render(&resp, s, r.explain));
+            Ok(Reply::new(op, json!(resp), human))
+        }
+        Op::HookRecall { req: r, max_tokens } => {
+            let resp = crate::recall::budget::run(engine, r)?;
+            let block = crate::session::hook_block(engine, &resp, *max_tokens);
+            let human = style.map(|_| block.text.clone());
+            Ok(Reply::new(
+                op,
+                json!({ "recall": resp, "context": block }),
+                human,
+            ))
+        }
+        Op::Remember { memory } => {
+            let r = engine.remember(memory.clone())?;
+            let human = style.map(|s| crate::cli::write::human_remembered(&r, s));
+            Ok(Reply::new(op, json!(r), human))
+        }
+        Op::Update { id, profile, patch } => {
+            check_profile(engine, *id, profile)?;
+            let m = engine.update(*id, patch.clone())?;
+            let human = style.map(|_| format!("updated {}", m.id));
+            Ok(Reply::new(op, json!({ "memory": m }), human))
+        }
+        Op::Delete { ids, profile } => {
+            for id in ids {
+                check_profile(engine, *id, profile)?;
+            }
+            let n = engine.delete(ids)?;
+            let human =
+                style.map(|_| format!("deleted {n} memor{}", if n == 1 { "y" } else { "ies" }));
+            Ok(Reply::new(op, json!({ "deleted": ids }), human))
+        }
+        Op::List { filter } => {
+            let ms = engine.list(filter)?;
+            let human = style.map(|s| crate::cli::read::render_list(&ms, s));
+            Ok(Reply::new(op, json!({ "memories": ms }), human))
+        }
+        Op::Show { id, profile } => {
+            check_profile(engine, *id, profile)?;
+            let m = engine.get(*id)?.ok_or(Error::NotFound(*id))?;
+            let human = style.map(|s| crate::cli::read::render_show(&m, s));
+            Ok(Reply::new(op, json!({ "memory": m }), human))
+        }
+        Op::Expand { id, filters } => {
+            check_profile(engine, *id, &filters.profile)?;
+            let m = engine.get(*id)?.ok_or(Error::NotFound(*id))?;
+            let ctx = crate::recall::layers::context_for(engine, *id, filters)?;
+            let human = style.map(|s| crate::cli::recall_cmd::render_expand(&m, &ctx, s));
+            Ok(Reply::new(
+                op,
+                json!({ "memory": m, "context": ctx }),
+                human,
+            ))
+        }
+        Op::SessionContext { req: r } => {
+            let block = crate::session::session_context(engine, r)?;
+            let human = style.map(|_| block.text.clone());
+            Ok(Reply::new(op, json!(block), human))
+        }
+    }
+}
+
+/// A memory of another profile is "not found" for this one (no existence leak).
+pub fn check_profile(engine: &Engine, id: i64, profile: &str) -> Result<()> {
+    match engine.get(id)? {
+        Some(m) if m.profile == profile => Ok(()),
+        _ => Err(Error::NotFound(id)),
+    }
+}

@@ -1,0 +1,370 @@
+//! The warm worker: one process per data directory that keeps the engine (store, indexes,
+//! embedding model, reranker) loaded and answers requests over a local socket.
+//!
+//! Start-up: take the start-up lock (so two spawns never race), make sure no live worker
+//! already answers (then exit quietly), remove a stale socket, load the engine (the slow
+//! part: clients run cold meanwhile), listen, release the lock. Each connection gets a
+//! thread that reads one frame, answers it and closes. Questions go through
+//! [`Questions`] (slots, single flight, reuse); writes clear reused answers. Before each
+//! request the engine catches up with writes made by other processes.
+//!
+//! Background work (the embedding backlog, baselines, index saves) runs in small batches on
+//! its own thread and steps aside while a question runs, never for more than
+//! [`STEP_ASIDE_MAX`]. After [`DEFAULT_IDLE`] without requests the worker exits.
+
+use super::protocol::{self, ClientBody, ClientFrame, FrameError, WorkerBody, WorkerFrame};
+use super::questions::{self, QuestionStats, Questions};
+use super::runtime_dir::WorkerFiles;
+use crate::engine::{Engine, ModelMode, OpenOptions};
+use crate::error::RemoteError;
+use crate::paths::Paths;
+use crate::service::{self, Op, Request};
+use crate::{Error, Result};
+use interprocess::local_socket::{GenericFilePath, ListenerOptions, Stream, prelude::*};
+use serde::{Deserialize, Serialize};
+use std::io::BufReader;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// Seconds without a request after which the worker exits: long enough to stay warm across
+/// a working session's pauses, short enough not to hold ~300 MB all day.
+pub const DEFAULT_IDLE: Duration = Duration::from_secs(900);
+pub const IDLE_ENV: &str = "SLM_WORKER_IDLE_S";
+/// Background work waits at most this long for questions to finish (the spec: twenty seconds).
+pub const STEP_ASIDE_MAX: Duration = Duration::from_secs(20);
+/// Memories embedded per background batch: ~0.2–0.5 s of model time on 2 cores, so a
+/// question that arrives mid-batch waits little.
+pub const BACKGROUND_BATCH: usize = 32;
+/// Connections served at once; past this a connection is answered busy at once.
+pub const MAX_CONNECTIONS: usize = 64;
+/// How long a client may take to send its frame.
+const READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// What `slm worker status` shows.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Status {
+    pub pid: u32,
+    pub version: String,
+    pub protocol: u32,
+    pub data_dir: String,
+    pub socket: String,
+    pub uptime_s: f64,
+    pub idle_s: f64,
+    pub idle_timeout_s: u64,
+    pub model_loaded: bool,
+    pub pending_embeddings: i64,
+    pub memories: i64,
+    pub connections: usize,
+    pub questions: QuestionStats,
+}
+
+struct Worker {
+    engine: Arc<Engine>,
+    questions: Questions,
+    files: WorkerFiles,
+    started: Instant,
+    last_activity_ms: AtomicU64,
+    connections: AtomicUsize,
+    idle: Duration,
+    stopping: AtomicBool,
+}
+
+impl Worker {
+    fn touch(&self) {
+        self.last_activity_ms
+            .store(self.started.elapsed().as_millis() as u64, Ordering::SeqCst);
+    }
+
+    fn idle_for(&self) -> Duration {
+        let last = Duration::from_millis(self.last_activity_ms.load(Ordering::SeqCst));
+        self.started.elapsed().saturating_sub(last)
+    }
+
+    fn status(&self) -> Status {
+        Status {
+            pid: std::process::id(),
+            version: protocol::version(),
+            protocol: protocol::PROTOCOL,
+            data_dir: self.engine.paths.data.display().to_string(),
+            socket: self.files.socket.display().to_string(),
+            uptime_s: self.started.elapsed().as_secs_f64(),
+            idle_s: self.idle_for().as_secs_f64(),
+            idle_timeout_s: self.idle.as_secs(),
+            model_loaded: self.engine.embedder().is_some(),
+            pending_embeddings: self.engine.pending_embeddings().unwrap_or(-1),
+            memories: self.engine.count().unwrap_or(-1),
+            connections: self.connections.load(Ordering::SeqCst),
+            questions: self.questions.stats(),
+        }
+    }
+}
+
+/// `slm worker run`: serve until idle, stopped or killed.
+pub fn run(paths: Paths) -> Result<()> {
+    let files = WorkerFiles::for_paths(&paths)?;
+    let startup = crate::lock::WriteLock::acquire(&files.startup_lock, Duration::from_secs(60))
+        .map_err(|_| Error::Other("another worker has been starting for a minute".into()))?;
+    if Stream::connect(name(&files)?).is_ok() {
+        eprintln!(
+            "slm worker: another worker already answers on {}",
+            files.socket.display()
+        );
+        return Ok(());
+    }
+    let _ = std::fs::remove_file(&files.socket);
+    let t = Instant::now();
+    let engine = Arc::new(Engine::open(
+        paths,
+        OpenOptions {
+            model: ModelMode::Load,
+            wait_for_lease: true,
+        },
+    )?);
+    let settings = &engine.settings.worker;
+    let slots = env_num(questions::SLOTS_ENV)
+        .map(|n| n as usize)
+        .or(settings.recall_slots)
+        .unwrap_or_else(questions::default_slots);
+    let slot_wait = env_num(questions::SLOT_WAIT_ENV)
+        .map(Duration::from_millis)
+        .unwrap_or(questions::SLOT_WAIT);
+    let idle = env_num(IDLE_ENV)
+        .map(Duration::from_secs)
+        .or(settings.idle_timeout_s.map(Duration::from_secs))
+        .unwrap_or(DEFAULT_IDLE);
+    let listener = ListenerOptions::new()
+        .name(name(&files)?)
+        .create_sync()
+        .map_err(|e| Error::io(format!("listening on {}", files.socket.display()), e))?;
+    drop(startup);
+    eprintln!(
+        "slm worker {} (pid {}) ready on {} in {:.0} ms; model {}; {slots} question slots; idle exit after {} s",
+        protocol::version(),
+        std::process::id(),
+        files.socket.display(),
+        t.elapsed().as_secs_f64() * 1000.0,
+        if engine.embedder().is_some() {
+            "loaded"
+        } else {
+            "missing (keyword-only)"
+        },
+        idle.as_secs()
+    );
+    let w = Arc::new(Worker {
+        engine,
+        questions: Questions::new(slots, slot_wait),
+        files,
+        started: Instant::now(),
+        last_activity_ms: AtomicU64::new(0),
+        connections: AtomicUsize::new(0),
+        idle,
+        stopping: AtomicBool::new(false),
+    });
+    {
+        let w = w.clone();
+        std::thread::spawn(move || background(&w));
+    }
+    {
+        let w = w.clone();
+        std::thread::spawn(move || watch_idle(&w));
+    }
+    for conn in listener.incoming() {
+        let conn = match conn {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("slm worker: accepting a connection failed: {e}");
+                continue;
+            }
+        };
+        if w.connections.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
+            w.connections.fetch_sub(1, Ordering::SeqCst);
+            let _ = reply_error(
+                &conn,
+                &Error::Busy {
+                    message: format!(
+                        "{} is answering too many callers right now. Ask again in about 2 seconds; nothing was lost.",
+                        crate::PRODUCT_NAME
+                    ),
+                    retry_after_s: 2,
+                },
+            );
+            continue;
+        }
+        let w = w.clone();
+        std::thread::spawn(move || {
+            serve(&w, conn);
+            w.connections.fetch_sub(1, Ordering::SeqCst);
+        });
+    }
+    Ok(())
+}
+
+fn env_num(key: &str) -> Option<u64> {
+    std::env::var(key).ok()?.trim().parse().ok()
+}
+
+pub(crate) fn name(files: &WorkerFiles) -> Result<interprocess::local_socket::Name<'_>> {
+    files
+        .socket
+        .as_path()
+        .to_fs_name::<GenericFilePath>()
+        .map_err(|e| Error::io(format!("naming the socket {}", files.socket.display()), e))
+}
+
+fn send(conn: &Stream, body: WorkerBody) -> std::io::Result<()> {
+    let mut w = conn;
+    protocol::write_frame(&mut w, &WorkerFrame::new(body))
+}
+
+fn reply_error(conn: &Stream, e: &Error) -> std::io::Result<()> {
+    send(
+        conn,
+        WorkerBody::Error {
+            error: RemoteError::from(e),
+        },
+    )
+}
+
+/// One connection: one frame in, one frame out.
+fn serve(w: &Arc<Worker>, conn: Stream) {
+    let _ = conn.set_recv_timeout(Some(READ_TIMEOUT));
+    let frame: ClientFrame = match protocol::read_frame(&mut BufReader::new(&conn)) {
+        Ok(f) => f,
+        Err(FrameError::Closed) => return,
+        Err(e) => {
+            let _ = reply_error(
+                &conn,
+                &Error::Input(format!("the worker could not read the request: {e}")),
+            );
+            return;
+        }
+    };
+    if frame.protocol != protocol::PROTOCOL || frame.version != protocol::version() {
+        // Never run a request from another version; let the client start the right worker.
+        let _ = send(&conn, WorkerBody::VersionMismatch);
+        eprintln!(
+            "slm worker: a client of version {} (protocol {}) asked; this is {} (protocol {}); exiting so it can start its own",
+            frame.version,
+            frame.protocol,
+            protocol::version(),
+            protocol::PROTOCOL
+        );
+        shutdown(w);
+        return;
+    }
+    match frame.body {
+        ClientBody::Ping => {
+            let _ = send(&conn, WorkerBody::Status { status: w.status() });
+        }
+        ClientBody::Shutdown => {
+            let _ = send(&conn, WorkerBody::ShuttingDown);
+            shutdown(w);
+        }
+        ClientBody::Request { request } => {
+            // Only requests keep the worker warm; a status ping does not.
+            w.touch();
+            let result = handle(w, request);
+            w.touch();
+            let body = match result {
+                Ok(reply) => WorkerBody::Reply { reply },
+                Err(e) => WorkerBody::Error {
+                    error: RemoteError::from(&e),
+                },
+            };
+            let _ = send(&conn, body);
+        }
+    }
+}
+
+fn handle(w: &Arc<Worker>, request: Request) -> Result<crate::service::Reply> {
+    if let Err(e) = w.engine.catch_up() {
+        eprintln!("slm worker: catching up with other writers failed: {e}");
+    }
+    let engine = &w.engine;
+    match &request.op {
+        op if op.is_write() => {
+            let r = service::execute(engine, &request);
+            w.questions.invalidate();
+            r
+        }
+        Op::Recall { req } if req.budget_s.is_none() => {
+            let key = question_key(&request);
+            w.questions.ask(
+                key,
+                || engine.generation().unwrap_or(-1),
+                || service::execute(engine, &request),
+            )
+        }
+        Op::SessionContext { .. } => {
+            let key = question_key(&request);
+            w.questions.ask(
+                key,
+                || engine.generation().unwrap_or(-1),
+                || service::execute(engine, &request),
+            )
+        }
+        // Budgeted recalls (hooks, --budget-s) bound their own time and never queue.
+        _ => service::execute(engine, &request),
+    }
+}
+
+/// The identity of a question: the resolved request without its clock.
+fn question_key(request: &Request) -> String {
+    let mut r = request.clone();
+    if let Op::Recall { req } = &mut r.op {
+        req.now_ms = 0;
+    }
+    serde_json::to_string(&r).unwrap_or_default()
+}
+
+fn shutdown(w: &Arc<Worker>) {
+    if w.stopping.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let w = w.clone();
+    std::thread::spawn(move || {
+        // Let answers being written finish (bounded), then leave.
+        let t = Instant::now();
+        while w.connections.load(Ordering::SeqCst) > 1 && t.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = std::fs::remove_file(&w.files.socket);
+        eprintln!("slm worker (pid {}) stopped", std::process::id());
+        std::process::exit(0);
+    });
+}
+
+fn watch_idle(w: &Arc<Worker>) {
+    loop {
+        std::thread::sleep(Duration::from_millis(500).min(w.idle / 4 + Duration::from_millis(10)));
+        if w.connections.load(Ordering::SeqCst) == 0 && w.idle_for() >= w.idle {
+            eprintln!("slm worker: idle for {} s; exiting", w.idle.as_secs());
+            shutdown(w);
+            return;
+        }
+    }
+}
+
+/// Embedding backlog, baselines, index saves: small batches that yield to questions.
+fn background(w: &Arc<Worker>) {
+    loop {
+        std::thread::sleep(Duration::from_millis(500));
+        if w.stopping.load(Ordering::SeqCst) {
+            return;
+        }
+        let asked = Instant::now();
+        while w.questions.running() > 0 && asked.elapsed() < STEP_ASIDE_MAX {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        match w.engine.maintain(BACKGROUND_BATCH) {
+            Ok(0) => {}
+            Ok(n) => {
+                // Embeddings changed what a recall finds: reused answers are stale.
+                w.questions.invalidate();
+                eprintln!("slm worker: background embedded/refreshed {n} memories");
+            }
+            Err(e) => eprintln!("slm worker: background work failed: {e}"),
+        }
+    }
+}

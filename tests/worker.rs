@@ -1,0 +1,430 @@
+//! The warm worker, with real processes, temporary homes and sockets: lifecycle (spawn on
+//! first call, reuse, version mismatch, stale socket, kill -9 mid-recall, idle exit), busy
+//! answers, single flight and reuse invalidated by a write, the hook's hard limit, and two
+//! processes writing at once.
+
+mod common;
+
+use common::{Env, code, stderr};
+use serde_json::Value;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+/// A test home whose commands go through the worker.
+fn worker_env() -> Env {
+    Env::new()
+        .with("SLM_WORKER", "auto")
+        .with("SLM_WORKER_IDLE_S", "120")
+}
+
+/// Stops the worker of a test home when the test ends, whatever happened.
+struct Stop<'a>(&'a Env);
+impl Drop for Stop<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.run(&["worker", "stop"]);
+    }
+}
+
+fn status(env: &Env) -> Value {
+    env.json(&["worker", "status"])
+}
+
+fn pid(env: &Env) -> Option<i64> {
+    status(env)["status"]["pid"].as_i64()
+}
+
+/// Wait (bounded) until the worker answers; the readiness of a detached start.
+fn wait_running(env: &Env) -> i64 {
+    let t = Instant::now();
+    while t.elapsed() < Duration::from_secs(60) {
+        if let Some(p) = pid(env) {
+            return p;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!(
+        "the worker never came up; log: {}",
+        std::fs::read_to_string(env.path("worker.log")).unwrap_or_default()
+    );
+}
+
+fn served_by(v: &Value) -> &str {
+    v["served_by"].as_str().unwrap_or("?")
+}
+
+fn kill9(pid: i64) {
+    std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .expect("kill");
+}
+
+#[test]
+fn first_call_spawns_then_the_warm_worker_answers_and_is_reused() {
+    let env = worker_env();
+    let _stop = Stop(&env);
+    // Cold: nobody listens yet, so this runs in-process (and starts a worker).
+    let first = env.json(&["remember", "We chose Postgres for the analytics warehouse"]);
+    assert_eq!(served_by(&first), "cold", "{first}");
+    let p1 = wait_running(&env);
+    let r = env.recall("Which database did we choose for analytics?", &[]);
+    assert_eq!(served_by(&r), "worker", "{r}");
+    assert_eq!(r["tier"], "supported", "the warm worker has the model: {r}");
+    assert_eq!(r["warming_up"], false);
+    let again = env.recall("Which database did we choose for analytics?", &[]);
+    assert_eq!(served_by(&again), "worker");
+    assert_eq!(pid(&env), Some(p1), "the same worker answers again");
+    // The cold write was embedded by the worker's background work or catch-up.
+    let s = status(&env);
+    assert_eq!(s["status"]["version"], env!("CARGO_PKG_VERSION"));
+}
+
+#[test]
+fn cold_recall_answers_from_keywords_labelled_warming() {
+    let env = worker_env();
+    let _stop = Stop(&env);
+    env.remember("The deploy key rotates every ninety days", &["--no-worker"]);
+    let r = env.recall("When does the deploy key rotate?", &["--no-worker"]);
+    assert_eq!(served_by(&r), "cold");
+    assert_eq!(r["warming_up"], true, "{r}");
+    assert_ne!(
+        r["tier"], "none",
+        "never 'not in memory' while warming: {r}"
+    );
+    assert!(
+        r["note"].as_str().unwrap().contains("still warming up"),
+        "{r}"
+    );
+    assert!(pid(&env).is_none(), "--no-worker starts nothing");
+}
+
+#[test]
+fn version_mismatch_restarts_the_worker_and_runs_nothing_twice() {
+    let env = worker_env();
+    let _stop = Stop(&env);
+    let out = env
+        .cmd(&["worker", "start", "--json"])
+        .env("SLM_TEST_FAKE_VERSION", "0.0.0-old")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let old = status_with_version(&env, "0.0.0-old");
+    // A client of this version: the old worker refuses to run it and leaves; the write runs
+    // once, in-process.
+    let w = env.json(&["remember", "Release train leaves on Thursdays"]);
+    assert_eq!(served_by(&w), "cold", "{w}");
+    let new = wait_running(&env);
+    assert_ne!(new, old);
+    assert_eq!(status(&env)["status"]["version"], env!("CARGO_PKG_VERSION"));
+    let list = env.json(&["list"]);
+    assert_eq!(
+        list["memories"].as_array().unwrap().len(),
+        1,
+        "stored once: {list}"
+    );
+}
+
+fn status_with_version(env: &Env, version: &str) -> i64 {
+    let out = env
+        .cmd(&["worker", "status", "--json"])
+        .env("SLM_TEST_FAKE_VERSION", version)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["status"]["version"], version, "{v}");
+    v["status"]["pid"].as_i64().unwrap()
+}
+
+#[test]
+fn a_stale_socket_is_replaced_and_kill_9_mid_recall_is_reported() {
+    let env = worker_env().with("SLM_TEST_CHANNEL_DELAY", "semantic:2500");
+    let _stop = Stop(&env);
+    env.remember("The staging database lives on port 5433", &[]);
+    let p1 = wait_running(&env);
+    let child = env
+        .cmd(&[
+            "recall",
+            "Which port does the staging database use?",
+            "--json",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    kill9(p1);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        code(&out),
+        0,
+        "a read that lost its worker is answered: {}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("the worker stopped while answering"),
+        "the client reports it: {}",
+        stderr(&out)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(served_by(&v), "cold");
+    // The killed worker left its socket file behind: the next call finds it stale.
+    let sock = std::fs::read_dir(env.dir.path().join("run"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .any(|e| e.path().extension().is_some_and(|x| x == "sock"));
+    assert!(sock, "kill -9 leaves the socket file");
+    let r = env.json(&["list"]);
+    assert_eq!(served_by(&r), "cold");
+    let p2 = wait_running(&env);
+    assert_ne!(p1, p2, "a new worker replaced the stale socket");
+}
+
+#[test]
+fn a_write_whose_reply_is_lost_is_reported_and_not_replayed() {
+    // The worker is killed while a write waits for the writer lease held by an import.
+    let env = worker_env();
+    let _stop = Stop(&env);
+    env.remember("seed memory so the store exists", &[]);
+    let p = wait_running(&env);
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(env.path("write.lock"))
+        .unwrap();
+    lock.lock().unwrap();
+    let child = env
+        .cmd(&["remember", "A write that waits for the lease"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    kill9(p);
+    let out = child.wait_with_output().unwrap();
+    drop(lock);
+    assert_ne!(code(&out), 0);
+    let e = stderr(&out);
+    assert!(e.contains("may or may not have been saved"), "{e}");
+    assert!(e.contains("not sent again"), "{e}");
+    let list = env.json(&["list"]);
+    assert_eq!(
+        list["memories"].as_array().unwrap().len(),
+        1,
+        "nothing was replayed: {list}"
+    );
+}
+
+#[test]
+fn idle_worker_exits() {
+    let env = Env::new()
+        .with("SLM_WORKER", "auto")
+        .with("SLM_WORKER_IDLE_S", "1");
+    let _stop = Stop(&env);
+    let started = env.json(&["worker", "start"]);
+    assert_eq!(started["running"], true, "{started}");
+    let t = Instant::now();
+    while pid(&env).is_some() && t.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    assert!(
+        pid(&env).is_none(),
+        "still running after 20 s with a 1 s idle limit"
+    );
+}
+
+#[test]
+fn every_slot_busy_answers_recall_busy_and_exit_75() {
+    let env = worker_env()
+        .with("SLM_RECALL_SLOTS", "1")
+        .with("SLM_RECALL_SLOT_WAIT_MS", "300")
+        .with("SLM_TEST_CHANNEL_DELAY", "semantic:2500");
+    let _stop = Stop(&env);
+    let out = env.run(&["worker", "start"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    env.remember("Backups run nightly at two", &[]);
+    let slow = env
+        .cmd(&["recall", "When do backups run?"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(600));
+    let busy = env.run(&["recall", "Who rotates the keys?"]);
+    assert_eq!(code(&busy), 75, "{}", stderr(&busy));
+    let msg = stderr(&busy);
+    assert!(
+        msg.contains("slm is answering other questions right now. Ask again in about")
+            && msg.contains("seconds; nothing was lost."),
+        "{msg}"
+    );
+    let busy_json = env.run(&["recall", "Who rotates the keys?", "--json"]);
+    assert_eq!(code(&busy_json), 75);
+    let v: Value = serde_json::from_slice(&busy_json.stdout).unwrap();
+    assert_eq!(v["error"]["code"], "RECALL_BUSY", "{v}");
+    assert_eq!(v["error"]["retryable"], true);
+    let out = slow.wait_with_output().unwrap();
+    assert_eq!(code(&out), 0, "the slow question still gets its answer");
+}
+
+#[test]
+fn identical_questions_share_a_run_and_a_write_drops_reused_answers() {
+    let env = worker_env().with("SLM_TEST_CHANNEL_DELAY", "semantic:1500");
+    let _stop = Stop(&env);
+    let out = env.run(&["worker", "start"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    env.remember("The office wifi password is on the fridge", &[]);
+    let q = "Where is the office wifi password?";
+    let kids: Vec<_> = (0..2)
+        .map(|_| {
+            env.cmd(&["recall", q, "--json"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let answers: Vec<Value> = kids
+        .into_iter()
+        .map(|k| serde_json::from_slice(&k.wait_with_output().unwrap().stdout).unwrap())
+        .collect();
+    assert_eq!(answers[0]["results"], answers[1]["results"]);
+    let st = &status(&env)["status"]["questions"];
+    assert_eq!(st["ran"], 1, "two identical questions, one run: {st}");
+    assert_eq!(
+        st["joined"].as_i64().unwrap() + st["reused"].as_i64().unwrap(),
+        1,
+        "{st}"
+    );
+    // Reused while nothing is written…
+    let reused = |env: &Env| {
+        status(env)["status"]["questions"]["reused"]
+            .as_i64()
+            .unwrap()
+    };
+    let before = env.recall("What is the badge colour for visitors?", &[]);
+    assert_ne!(before["tier"], "supported", "{before}");
+    let r0 = reused(&env);
+    env.recall("What is the badge colour for visitors?", &[]);
+    assert_eq!(
+        reused(&env),
+        r0 + 1,
+        "the same question within 8 s is reused"
+    );
+    // …and dropped at once by a write: the caller never reads an answer from before it.
+    env.remember("Visitors get an orange badge at reception", &[]);
+    let after = env.recall("What is the badge colour for visitors?", &[]);
+    assert_eq!(after["tier"], "supported", "{after}");
+}
+
+#[test]
+fn the_hook_answers_from_keywords_when_the_full_search_is_slow_and_adds_nothing_when_out_of_time() {
+    let env = worker_env().with("SLM_TEST_CHANNEL_DELAY", "semantic:2800");
+    let _stop = Stop(&env);
+    let out = env.run(&["worker", "start"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    env.remember("The flaky test is quarantined in ci/quarantine.txt", &[]);
+    let v = env.json(&[
+        "hook",
+        "recall",
+        "where is the flaky test quarantined?",
+        "--budget-s",
+        "2",
+    ]);
+    assert_eq!(v["recall"]["budget"]["answered_by"], "keyword", "{v}");
+    assert!(
+        v["context"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("quarantine.txt"),
+        "{v}"
+    );
+    // The same through stdin, as agent hooks send it, in plain text output.
+    let out = env.run_stdin(
+        &["hook", "recall", "--budget-s", "2"],
+        br#"{"prompt": "where is the flaky test quarantined?", "session_id": "s"}"#,
+    );
+    assert_eq!(code(&out), 0);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("unchecked keyword matches"));
+
+    // Everything slow: the hard limit ends it with nothing added and exit 0.
+    let slow = worker_env().with(
+        "SLM_TEST_CHANNEL_DELAY",
+        "semantic:5000,bm25:5000,temporal:5000",
+    );
+    let _stop2 = Stop(&slow);
+    slow.remember(
+        "The flaky test is quarantined in ci/quarantine.txt",
+        &["--no-worker"],
+    );
+    let out = slow.run(&["worker", "start"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let t = Instant::now();
+    let out = slow.run(&[
+        "hook",
+        "recall",
+        "where is the flaky test quarantined?",
+        "--budget-s",
+        "1",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        out.stdout.is_empty(),
+        "nothing added: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(t.elapsed() < Duration::from_secs(10), "the hard limit held");
+}
+
+#[test]
+fn two_processes_writing_at_once_lose_nothing() {
+    let env = worker_env();
+    let _stop = Stop(&env);
+    let out = env.run(&["worker", "start"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let spawn_writer = |tag: &'static str, extra: Vec<&'static str>| {
+        let mut kids = Vec::new();
+        for i in 0..12 {
+            let mut args = vec!["remember".to_string(), format!("{tag} note number {i}")];
+            args.extend(extra.iter().map(|s| s.to_string()));
+            let a: Vec<&str> = args.iter().map(String::as_str).collect();
+            kids.push(
+                env.cmd(&a)
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap(),
+            );
+        }
+        kids
+    };
+    // One stream through the worker, one in-process beside it, at the same time.
+    let mut kids = spawn_writer("worker", vec![]);
+    kids.extend(spawn_writer("cold", vec!["--no-worker"]));
+    for k in kids {
+        let out = k.wait_with_output().unwrap();
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+    }
+    let list = env.json(&["list", "--limit", "100"]);
+    let n = list["memories"].as_array().unwrap().len();
+    assert_eq!(n, 24, "{list}");
+    // The worker sees the in-process writes too (catch-up from the change log), and its
+    // background work embeds what the in-process writes left without an embedding.
+    let t = Instant::now();
+    env.json(&["list"]);
+    while status(&env)["status"]["pending_embeddings"] != 0 && t.elapsed() < Duration::from_secs(60)
+    {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert_eq!(status(&env)["status"]["pending_embeddings"], 0);
+    let r = env.recall("cold note number 7", &[]);
+    assert_eq!(served_by(&r), "worker");
+    assert!(
+        r["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x["text"] == "cold note number 7"),
+        "{r}"
+    );
+}
