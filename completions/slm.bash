@@ -52,6 +52,9 @@ _slm() {
             slm,man)
                 cmd="slm__subcmd__man"
                 ;;
+            slm,mcp)
+                cmd="slm__subcmd__mcp"
+                ;;
             slm,recall)
                 cmd="slm__subcmd__recall"
                 ;;
@@ -60,6 +63,9 @@ _slm() {
                 ;;
             slm,remember)
                 cmd="slm__subcmd__remember"
+                ;;
+            slm,serve)
+                cmd="slm__subcmd__serve"
                 ;;
             slm,session-context)
                 cmd="slm__subcmd__session__subcmd__context"
@@ -151,6 +157,9 @@ _slm() {
             slm__subcmd__help,man)
                 cmd="slm__subcmd__help__subcmd__man"
                 ;;
+            slm__subcmd__help,mcp)
+                cmd="slm__subcmd__help__subcmd__mcp"
+                ;;
             slm__subcmd__help,recall)
                 cmd="slm__subcmd__help__subcmd__recall"
                 ;;
@@ -159,6 +168,9 @@ _slm() {
                 ;;
             slm__subcmd__help,remember)
                 cmd="slm__subcmd__help__subcmd__remember"
+                ;;
+            slm__subcmd__help,serve)
+                cmd="slm__subcmd__help__subcmd__serve"
                 ;;
             slm__subcmd__help,session-context)
                 cmd="slm__subcmd__help__subcmd__session__subcmd__context"
@@ -260,7 +272,7 @@ _slm() {
 
     case "${cmd}" in
         slm)
-            opts="-h -V --json --color --profile --no-worker --help --version remember import recall expand list show update delete forget session-context hook worker reindex doctor eval bench completions man help"
+            opts="-h -V --json --color --profile --no-worker --help --version remember import recall expand list show update delete forget session-context hook mcp serve worker reindex doctor eval bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -756,7 +768,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__help)
-            opts="remember import recall expand list show update delete forget session-context hook worker reindex doctor eval bench completions man help"
+            opts="remember import recall expand list show update delete forget session-context hook mcp serve worker reindex doctor eval bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1021,6 +1033,20 @@ _slm() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        slm__subcmd__help__subcmd__mcp)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         slm__subcmd__help__subcmd__recall)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1050,6 +1076,20 @@ _slm() {
             return 0
             ;;
         slm__subcmd__help__subcmd__remember)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__help__subcmd__serve)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1369,6 +1409,28 @@ _slm() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        slm__subcmd__mcp)
+            opts="-h -V --json --color --profile --no-worker --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         slm__subcmd__recall)
             opts="-h -V --limit --depth --max-tokens --show-weak --agent --include-related --explain --window --as-of --known-as-of --valid-at --include-shared --include-global --kind --budget-s --json --color --profile --no-worker --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1485,6 +1547,32 @@ _slm() {
                     return 0
                     ;;
                 --supersedes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__serve)
+            opts="-h -V --http --allow-remote --print-token --json --color --profile --no-worker --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --http)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -5,6 +5,7 @@
 //! derived) and `embed` (the models) → `engine` (the one API every front calls) →
 //! `recall` (the pipeline) → `cli` (the command line) and `eval`/`bench` (measurement).
 
+pub mod agent;
 pub mod bench;
 pub mod cli;
 pub mod clock;
@@ -12,8 +13,10 @@ pub mod embed;
 pub mod engine;
 pub mod error;
 pub mod eval;
+pub mod http;
 pub mod index;
 pub mod lock;
+pub mod mcp;
 pub mod memory;
 pub mod output;
 pub mod paths;

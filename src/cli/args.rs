@@ -67,6 +67,10 @@ pub enum Command {
     /// Entry points for editor, git and agent hooks (never hold up typing).
     #[command(subcommand)]
     Hook(HookCommand),
+    /// Serve the Model Context Protocol on standard input and output (for agents).
+    Mcp,
+    /// Serve `GET /recall` over HTTP (loopback only, token required).
+    Serve(ServeArgs),
     /// The warm worker that keeps the model loaded: start, stop, status, restart.
     #[command(subcommand)]
     Worker(WorkerCommand),
@@ -200,6 +204,19 @@ pub struct SessionContextArgs {
     /// Let global memories join.
     #[arg(long)]
     pub include_global: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Listen here (default 127.0.0.1:7377). Needs --allow-remote unless it is loopback.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:7377", required = true)]
+    pub http: Option<String>,
+    /// Allow a non-loopback address (memories become reachable from other machines).
+    #[arg(long)]
+    pub allow_remote: bool,
+    /// Print the access token and exit.
+    #[arg(long)]
+    pub print_token: bool,
 }
 
 #[derive(Debug, Subcommand)]

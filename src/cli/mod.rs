@@ -4,7 +4,7 @@
 
 mod agent_cmd;
 pub mod args;
-mod forward;
+pub(crate) mod forward;
 pub(crate) mod read;
 pub(crate) mod recall_cmd;
 mod worker_cmd;
@@ -64,6 +64,8 @@ fn command_name(c: &Command) -> &'static str {
         Command::SessionContext(_) => "session-context",
         Command::Hook(_) => "hook",
         Command::Worker(_) => "worker",
+        Command::Mcp => "mcp",
+        Command::Serve(_) => "serve",
         Command::Reindex => "reindex",
         Command::Doctor => "doctor",
         Command::Eval(_) => "eval",
@@ -92,6 +94,21 @@ fn dispatch(cli: Cli, style: Style) -> Result<i32> {
         Command::SessionContext(a) => agent_cmd::session_context(a, &g, style),
         Command::Hook(args::HookCommand::Recall(a)) => agent_cmd::hook_recall(a, &g, style),
         Command::Worker(c) => worker_cmd::run(c, &g, style),
+        Command::Mcp => {
+            crate::mcp::serve(crate::agent::Front::from_env(&g.profile, g.no_worker)?)?;
+            Ok(0)
+        }
+        Command::Serve(a) => {
+            let front = crate::agent::Front::from_env(&g.profile, g.no_worker)?;
+            if a.print_token {
+                return emit_raw(format!("{}\n", crate::http::token(&front)?).as_bytes());
+            }
+            let addr = a
+                .http
+                .unwrap_or_else(|| crate::http::DEFAULT_ADDR.to_string());
+            crate::http::serve(front, &addr, a.allow_remote)?;
+            Ok(0)
+        }
         Command::Reindex => read::reindex(&g, style),
         Command::Doctor => read::doctor(&g, style),
         Command::Recall(a) => recall_cmd::recall(a, &g, style),

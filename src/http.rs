@@ -1,0 +1,271 @@
+//! `slm serve --http [ADDR]`: `GET /recall` for agents that speak HTTP.
+//!
+//! Loopback only unless `--allow-remote` says otherwise, and every request must carry the
+//! per-install token (`http.token` in the data dir, created 0600 on first start) as
+//! `Authorization: Bearer <token>` or `X-SLM-Token: <token>`, so neither another local user
+//! nor a web page in a browser can read memories. `GET /recall?q=…` takes the MCP recall
+//! tool's parameters and runs the same request through the same worker; it is not a second
+//! engine. Busy → `503` with `Retry-After` and `code: RECALL_BUSY`; bad parameters → `400`
+//! naming the parameter; a missing or wrong token → `401`.
+
+use crate::agent::Front;
+use crate::error::RemoteError;
+use crate::{Error, Result};
+use serde_json::{Value, json};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub const DEFAULT_ADDR: &str = "127.0.0.1:7377";
+/// Requests served at once; past this the server answers 503 at once.
+pub const MAX_IN_FLIGHT: usize = 32;
+/// The parameters `GET /recall` accepts (the MCP recall tool's, with `q` for `query`).
+pub const RECALL_PARAMS: &[&str] = &[
+    "q",
+    "query",
+    "include_related",
+    "show_weak",
+    "depth",
+    "max_tokens",
+    "budget_s",
+    "limit",
+    "window",
+    "as_of",
+    "known_as_of",
+    "valid_at",
+    "include_shared",
+    "include_global",
+    "kind",
+];
+
+/// The per-install token, created on first use (0600).
+pub fn token(front: &Front) -> Result<String> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let path = front.paths.data.join("http.token");
+    if let Ok(t) = std::fs::read_to_string(&path) {
+        let _ = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600));
+        if t.trim().len() >= 32 {
+            return Ok(t.trim().to_string());
+        }
+    }
+    std::fs::create_dir_all(&front.paths.data)
+        .map_err(|e| Error::io(format!("creating {}", front.paths.data.display()), e))?;
+    let mut bytes = [0u8; 32];
+    use std::io::Read;
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(|e| Error::io("reading /dev/urandom", e))?;
+    let t: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let tmp = path.with_extension("tmp");
+    {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(true)
+            .write(true)
+            .mode(0o600)
+            .open(&tmp)
+            .map_err(|e| Error::io(format!("writing {}", tmp.display()), e))?;
+        f.write_all(t.as_bytes())
+            .and_then(|_| f.sync_all())
+            .map_err(|e| Error::io(format!("writing {}", tmp.display()), e))?;
+    }
+    std::fs::rename(&tmp, &path)
+        .map_err(|e| Error::io(format!("writing {}", path.display()), e))?;
+    Ok(t)
+}
+
+/// Serve until killed.
+pub fn serve(front: Front, addr: &str, allow_remote: bool) -> Result<()> {
+    let sock: SocketAddr = addr.parse().map_err(|_| {
+        Error::Usage(format!(
+            "--http {addr:?}: expected an address like {DEFAULT_ADDR}"
+        ))
+    })?;
+    if !sock.ip().is_loopback() && !allow_remote {
+        return Err(Error::Usage(format!(
+            "--http {addr}: not a loopback address; memories would be reachable from other machines. Pass --allow-remote if that is what you want"
+        )));
+    }
+    let token = Arc::new(token(&front)?);
+    let server = tiny_http::Server::http(sock)
+        .map_err(|e| Error::Other(format!("listening on {addr}: {e}")))?;
+    eprintln!(
+        "slm http: listening on http://{} (token in {})",
+        server.server_addr(),
+        front.paths.data.join("http.token").display()
+    );
+    let front = Arc::new(front);
+    let in_flight = Arc::new(AtomicUsize::new(0));
+    for req in server.incoming_requests() {
+        if in_flight.fetch_add(1, Ordering::SeqCst) >= MAX_IN_FLIGHT {
+            in_flight.fetch_sub(1, Ordering::SeqCst);
+            let _ = req.respond(json_response(
+                503,
+                &json!({ "error": { "code": "RECALL_BUSY", "message": "too many requests at once", "retryable": true } }),
+                Some(1),
+            ));
+            continue;
+        }
+        let (front, token, in_flight) = (front.clone(), token.clone(), in_flight.clone());
+        std::thread::spawn(move || {
+            let (status, body, retry) = answer(&front, &token, &req);
+            let _ = req.respond(json_response(status, &body, retry));
+            in_flight.fetch_sub(1, Ordering::SeqCst);
+        });
+    }
+    Ok(())
+}
+
+fn json_response(
+    status: u16,
+    body: &Value,
+    retry_after: Option<u64>,
+) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
+    let mut r = tiny_http::Response::from_data(serde_json::to_vec(body).unwrap_or_default())
+        .with_status_code(status)
+        .with_header(
+            tiny_http::Header::from_bytes("Content-Type", "application/json")
+                .expect("static header"),
+        );
+    if let Some(s) = retry_after {
+        r = r.with_header(
+            tiny_http::Header::from_bytes("Retry-After", s.to_string())
+                .expect("digits are a header value"),
+        );
+    }
+    r
+}
+
+fn header<'a>(req: &'a tiny_http::Request, name: &'static str) -> Option<&'a str> {
+    req.headers()
+        .iter()
+        .find(|h| h.field.equiv(name))
+        .map(|h| h.value.as_str())
+}
+
+/// Equal without an early exit, so the token cannot be guessed byte by byte by timing.
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}
+
+fn answer(front: &Front, token: &str, req: &tiny_http::Request) -> (u16, Value, Option<u64>) {
+    let given = header(req, "X-SLM-Token")
+        .or_else(|| header(req, "Authorization").and_then(|v| v.strip_prefix("Bearer ")));
+    if !given.is_some_and(|g| same(g.trim(), token)) {
+        return (
+            401,
+            json!({ "error": { "code": "UNAUTHORIZED", "message": "a valid token is required (Authorization: Bearer <token>; the token is in http.token in the data dir)", "retryable": false } }),
+            None,
+        );
+    }
+    let (path, query) = req.url().split_once('?').unwrap_or((req.url(), ""));
+    if *req.method() != tiny_http::Method::Get {
+        return (
+            405,
+            json!({ "error": { "code": "METHOD", "message": "only GET is served" } }),
+            None,
+        );
+    }
+    match path {
+        "/health" => (
+            200,
+            json!({ "ok": true, "version": env!("CARGO_PKG_VERSION") }),
+            None,
+        ),
+        "/recall" => match recall_args(query) {
+            Err(e) => error_response(&e),
+            Ok(args) => match front.call("recall", &args) {
+                Ok(v) => (200, v, None),
+                Err(e) => error_response(&e),
+            },
+        },
+        _ => (
+            404,
+            json!({ "error": { "code": "NOT_FOUND", "message": format!("no such endpoint: {path}") } }),
+            None,
+        ),
+    }
+}
+
+fn error_response(e: &Error) -> (u16, Value, Option<u64>) {
+    let re = RemoteError::from(e);
+    let status = match re.code.as_str() {
+        "USAGE" | "BAD_INPUT" => 400,
+        "RECALL_BUSY" => 503,
+        "NOT_FOUND" => 404,
+        _ => 500,
+    };
+    let retry = (status == 503).then(|| re.retry_after_s.unwrap_or(1));
+    (status, json!({ "error": re }), retry)
+}
+
+/// `q=…&depth=…` into the recall tool's arguments; unknown or repeated parameters are errors.
+fn recall_args(query: &str) -> Result<Value> {
+    let mut args = serde_json::Map::new();
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        let k = decode(k)?;
+        let v = decode(v)?;
+        if !RECALL_PARAMS.contains(&k.as_str()) {
+            return Err(Error::Usage(format!(
+                "unknown parameter {k:?}; /recall takes {}",
+                RECALL_PARAMS.join(", ")
+            )));
+        }
+        let key = if k == "q" { "query".to_string() } else { k };
+        if args.insert(key.clone(), Value::String(v)).is_some() {
+            return Err(Error::Usage(format!("parameter {key:?} given twice")));
+        }
+    }
+    if !args.contains_key("query") {
+        return Err(Error::Usage("q (the question) is required".into()));
+    }
+    Ok(Value::Object(args))
+}
+
+/// Percent-decoding of a query component (`+` is a space).
+fn decode(s: &str) -> Result<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < b.len() => {
+                let hex = std::str::from_utf8(&b[i + 1..i + 3]).unwrap_or("zz");
+                let v = u8::from_str_radix(hex, 16)
+                    .map_err(|_| Error::Usage(format!("bad percent-escape in {s:?}")))?;
+                out.push(v);
+                i += 2;
+            }
+            b'%' => return Err(Error::Usage(format!("bad percent-escape in {s:?}"))),
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    String::from_utf8(out).map_err(|_| Error::Usage(format!("{s:?} is not UTF-8 once decoded")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_strings_decode_and_are_validated() {
+        let a = recall_args("q=which+db%3F&depth=0").unwrap();
+        assert_eq!(a["query"], "which db?");
+        assert_eq!(a["depth"], "0");
+        assert!(recall_args("depth=1").is_err(), "q is required");
+        assert!(recall_args("q=x&bogus=1").is_err());
+        assert!(recall_args("q=x&q=y").is_err());
+        assert!(recall_args("q=%zz").is_err());
+        assert!(recall_args("q=%4").is_err());
+        assert_eq!(decode("%C3%A9t%C3%A9").unwrap(), "été");
+        assert!(same("abc", "abc") && !same("abc", "abd") && !same("abc", "ab"));
+    }
+}
