@@ -91,6 +91,9 @@ _slm() {
             slm__subcmd__bench,vectors)
                 cmd="slm__subcmd__bench__subcmd__vectors"
                 ;;
+            slm__subcmd__bench,worker)
+                cmd="slm__subcmd__bench__subcmd__worker"
+                ;;
             slm__subcmd__bench__subcmd__help,help)
                 cmd="slm__subcmd__bench__subcmd__help__subcmd__help"
                 ;;
@@ -102,6 +105,9 @@ _slm() {
                 ;;
             slm__subcmd__bench__subcmd__help,vectors)
                 cmd="slm__subcmd__bench__subcmd__help__subcmd__vectors"
+                ;;
+            slm__subcmd__bench__subcmd__help,worker)
+                cmd="slm__subcmd__bench__subcmd__help__subcmd__worker"
                 ;;
             slm__subcmd__eval,help)
                 cmd="slm__subcmd__eval__subcmd__help"
@@ -192,6 +198,9 @@ _slm() {
                 ;;
             slm__subcmd__help__subcmd__bench,vectors)
                 cmd="slm__subcmd__help__subcmd__bench__subcmd__vectors"
+                ;;
+            slm__subcmd__help__subcmd__bench,worker)
+                cmd="slm__subcmd__help__subcmd__bench__subcmd__worker"
                 ;;
             slm__subcmd__help__subcmd__eval,locomo)
                 cmd="slm__subcmd__help__subcmd__eval__subcmd__locomo"
@@ -294,7 +303,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench)
-            opts="-h -V --json --color --profile --no-worker --help --version ingest recall vectors help"
+            opts="-h -V --json --color --profile --no-worker --help --version ingest recall vectors worker help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -316,7 +325,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench__subcmd__help)
-            opts="ingest recall vectors help"
+            opts="ingest recall vectors worker help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -372,6 +381,20 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench__subcmd__help__subcmd__vectors)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__bench__subcmd__help__subcmd__worker)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -454,6 +477,44 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench__subcmd__vectors)
+            opts="-h -V --memories --questions --concurrency --data --json --color --profile --no-worker --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --memories)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --questions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --concurrency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__bench__subcmd__worker)
             opts="-h -V --memories --questions --concurrency --data --json --color --profile --no-worker --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -782,7 +843,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__help__subcmd__bench)
-            opts="ingest recall vectors"
+            opts="ingest recall vectors worker"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -824,6 +885,20 @@ _slm() {
             return 0
             ;;
         slm__subcmd__help__subcmd__bench__subcmd__vectors)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__help__subcmd__bench__subcmd__worker)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -337,18 +337,19 @@ complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "locomo" -d 'Evidence recall and tiers on a LoCoMo-format file'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "questions" -d 'Run a question list and count how many met the expectation'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors help" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker help" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors help" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
-complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors help" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
-complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors help" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
-complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors help" -s h -l help -d 'Print help'
-complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors help" -s V -l version -d 'Print version'
-complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors help" -f -a "ingest" -d 'Import N memories and report memories/s, time to findable, size, RSS'
-complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors help" -f -a "recall" -d 'Recall latency on a synthetic store built from LoCoMo turns'
-complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors help" -f -a "vectors" -d 'Vector index precision: recall@10 of f32, f16 and i8 HNSW against exact search'
-complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker help" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker help" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker help" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker help" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker help" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker help" -f -a "ingest" -d 'Import N memories and report memories/s, time to findable, size, RSS'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker help" -f -a "recall" -d 'Recall latency on a synthetic store built from LoCoMo turns'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker help" -f -a "vectors" -d 'Vector index precision: recall@10 of f32, f16 and i8 HNSW against exact search'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker help" -f -a "worker" -d 'End to end through the CLI against the warm worker (process start included), at each concurrency, and the cold path with the worker down'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -l memories -r
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -l data -d 'LoCoMo file to take turn text from' -r -F
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
@@ -383,9 +384,22 @@ complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcomman
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l memories -r
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l questions -r
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l concurrency -r
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l data -r -F
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default")' -r
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "ingest" -d 'Import N memories and report memories/s, time to findable, size, RSS'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "recall" -d 'Recall latency on a synthetic store built from LoCoMo turns'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "vectors" -d 'Vector index precision: recall@10 of f32, f16 and i8 HNSW against exact search'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "worker" -d 'End to end through the CLI against the warm worker (process start included), at each concurrency, and the cold path with the worker down'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c slm -n "__fish_slm_using_subcommand completions" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
@@ -435,3 +449,4 @@ complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand
 complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "ingest" -d 'Import N memories and report memories/s, time to findable, size, RSS'
 complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "recall" -d 'Recall latency on a synthetic store built from LoCoMo turns'
 complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "vectors" -d 'Vector index precision: recall@10 of f32, f16 and i8 HNSW against exact search'
+complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "worker" -d 'End to end through the CLI against the warm worker (process start included), at each concurrency, and the cold path with the worker down'

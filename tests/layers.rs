@@ -111,3 +111,18 @@ fn max_tokens_is_never_exceeded_for_any_budget_from_1_to_2000() {
         assert_eq!(results.len(), full.results.len());
     }
 }
+
+/// Budgets count word pieces, not the tokenizer file's fixed padding or truncation (the
+/// model's tokenizer.json pads and truncates to 128, which made every text "128 tokens").
+#[test]
+fn token_counts_are_word_pieces_without_padding_or_truncation() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = engine(dir.path());
+    assert!(e.embedder().is_some(), "the real model is loaded");
+    assert_eq!(e.count_tokens(""), 0);
+    let two = e.count_tokens("hello world");
+    assert!((2..=4).contains(&two), "hello world: {two}");
+    let long = "The agility club meets on Saturdays. ".repeat(60);
+    let n = e.count_tokens(&long);
+    assert!(n > 300, "a long text is not truncated at 128: {n}");
+}

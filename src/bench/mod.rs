@@ -7,6 +7,9 @@
 //!   memories and runs Q questions through the warm in-process engine at each concurrency:
 //!   p50/p90/p99 end to end and per stage, RSS and store size.
 //!
+//! * `bench worker` runs the same questions through the `slm` binary against the warm
+//!   worker (see `bench/worker.rs`).
+//!
 //! The synthetic store: LoCoMo dev turns repeated as often as needed. Repetition r renames the
 //! speakers (a fixed list of names), shifts dates by r × 97 days, gets its own session ids, and
 //! every fifth repetition goes to another profile, so names, dates, sessions and profiles vary
@@ -23,6 +26,8 @@ use serde_json::json;
 use std::path::Path;
 use std::time::Instant;
 
+mod worker;
+
 const NAMES: &[&str] = &[
     "Avery", "Blake", "Casey", "Devon", "Emery", "Finley", "Harper", "Jordan", "Kai", "Logan",
     "Morgan", "Quinn", "Riley", "Sage",
@@ -33,6 +38,7 @@ pub fn run(c: BenchCommand, g: &GlobalArgs, style: Style) -> Result<i32> {
         BenchCommand::Ingest(a) => ingest(a, g, style),
         BenchCommand::Recall(a) => recall(a, g, style),
         BenchCommand::Vectors(a) => vectors(a, g, style),
+        BenchCommand::Worker(a) => worker::run(a, style),
     }
 }
 
@@ -75,17 +81,21 @@ pub fn synthetic(data: &Path, n: usize) -> Result<Vec<NewMemory>> {
     Ok(out)
 }
 
-/// A `/proc/self/status` field in MB (VmHWM: peak RSS, VmRSS: current).
-fn status_mb(field: &str) -> f64 {
-    std::fs::read_to_string("/proc/self/status")
+/// A `/proc/<pid>/status` field in MB (VmHWM: peak RSS, VmRSS: current).
+pub(crate) fn status_mb_of(pid: &str, field: &str) -> f64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
         .and_then(|s| {
             s.lines()
                 .find(|l| l.starts_with(field))
                 .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
         })
+        .map(|kb| kb / 1024.0)
         .unwrap_or(0.0)
-        / 1024.0
+}
+
+fn status_mb(field: &str) -> f64 {
+    status_mb_of("self", field)
 }
 
 fn peak_rss_mb() -> f64 {
@@ -115,7 +125,7 @@ fn dir_size_mb(p: &Path) -> f64 {
     walk(p) as f64 / 1_048_576.0
 }
 
-fn pct(v: &mut [f64], p: f64) -> f64 {
+pub(crate) fn pct(v: &mut [f64], p: f64) -> f64 {
     if v.is_empty() {
         return 0.0;
     }
@@ -210,7 +220,7 @@ fn ingest(a: BenchIngestArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
 }
 
 /// A reusable bench store, keyed by (data file size, N, format) under the cache dir.
-fn bench_store(data: &Path, n: usize) -> Result<(Engine, std::path::PathBuf)> {
+pub(crate) fn bench_store(data: &Path, n: usize) -> Result<(Engine, std::path::PathBuf)> {
     let len = std::fs::metadata(data).map(|m| m.len()).unwrap_or(0);
     let key = format!("n{n}-d{len}-v1");
     let base = Paths::from_env();

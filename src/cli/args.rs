@@ -378,6 +378,9 @@ pub enum BenchCommand {
     Recall(BenchRecallArgs),
     /// Vector index precision: recall@10 of f32, f16 and i8 HNSW against exact search.
     Vectors(BenchRecallArgs),
+    /// End to end through the CLI against the warm worker (process start included), at each
+    /// concurrency, and the cold path with the worker down.
+    Worker(BenchRecallArgs),
 }
 
 #[derive(Debug, Args)]

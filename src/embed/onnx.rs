@@ -137,7 +137,16 @@ impl OnnxEmbedder {
                 None,
             ));
         }
-        let tokenizer = tokenizers::Tokenizer::from_bytes(&files.tokenizer_file).ok();
+        // The counting tokenizer: the model's own vocabulary, but without the fixed padding
+        // and truncation its tokenizer.json carries (Fixed 128 here), which would make every
+        // text count as exactly 128 tokens and undercount long ones.
+        let tokenizer = tokenizers::Tokenizer::from_bytes(&files.tokenizer_file)
+            .ok()
+            .and_then(|mut t| {
+                t.with_padding(None);
+                t.with_truncation(None).ok()?;
+                Some(t)
+            });
         let id = manifest.id.clone().unwrap_or_else(|| {
             model_dir
                 .file_name()
@@ -187,6 +196,8 @@ impl Embedder for OnnxEmbedder {
         }
         Ok(out)
     }
+    /// Word pieces of `text` as the model sees them, special tokens left out (a budget counts
+    /// what is shown to an agent, not the model's framing).
     fn count_tokens(&self, text: &str) -> usize {
         match &self.tokenizer {
             Some(t) => t

@@ -1,0 +1,182 @@
+//! `slm bench worker`: questions through the real `slm` binary against the warm worker.
+//!
+//! Every figure is end to end as a caller sees it: process start, argument parsing, the
+//! socket round trip, the full recall pipeline in the worker, JSON out. Baselines in the same
+//! run: `slm --version` (the floor a process start costs on this machine) and the cold path
+//! (`--no-worker`: in-process, keyword-only, what a caller gets while the worker starts).
+//! Each concurrency level asks its own slice of the questions, so no answer is reused from
+//! the worker's 8-second answer cache. The worker's RSS is read from /proc after the runs.
+
+use super::{bench_store, pct, status_mb_of};
+use crate::cli::args::BenchRecallArgs;
+use crate::eval::locomo;
+use crate::output::Style;
+use crate::{Error, Result};
+use serde_json::{Value, json};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+fn slm(exe: &std::path::Path, home: &std::path::Path, run: &std::path::Path) -> Command {
+    let mut c = Command::new(exe);
+    c.env("SLM_HOME", home)
+        .env("SLM_RUNTIME_DIR", run)
+        .env("SLM_WORKER", "auto")
+        .env("SLM_WORKER_IDLE_S", "900")
+        .env("SLM_NO_PROGRESS", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c
+}
+
+/// Run each argument list `concurrency` at a time; milliseconds per process.
+fn timed(
+    exe: &std::path::Path,
+    home: &std::path::Path,
+    run: &std::path::Path,
+    jobs: &[Vec<String>],
+    concurrency: usize,
+) -> Result<Vec<f64>> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let out = std::sync::Mutex::new(Vec::new());
+    let failed = std::sync::Mutex::new(None);
+    std::thread::scope(|s| {
+        for _ in 0..concurrency.max(1) {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    if i >= jobs.len() {
+                        break;
+                    }
+                    let t = Instant::now();
+                    let o = slm(exe, home, run).args(&jobs[i]).output();
+                    let ms = t.elapsed().as_secs_f64() * 1000.0;
+                    match o {
+                        Ok(o) if o.status.success() => out.lock().expect("lock").push(ms),
+                        Ok(o) => {
+                            *failed.lock().expect("lock") = Some(format!(
+                                "{:?} exited {:?}: {}",
+                                jobs[i],
+                                o.status.code(),
+                                String::from_utf8_lossy(&o.stderr)
+                            ))
+                        }
+                        Err(e) => *failed.lock().expect("lock") = Some(e.to_string()),
+                    }
+                }
+            });
+        }
+    });
+    if let Some(f) = failed.into_inner().expect("lock") {
+        return Err(Error::Other(format!("bench worker: {f}")));
+    }
+    Ok(out.into_inner().expect("lock"))
+}
+
+fn summary(mut v: Vec<f64>) -> Value {
+    json!({ "n": v.len(), "p50": pct(&mut v, 0.5), "p90": pct(&mut v, 0.9), "p99": pct(&mut v, 0.99) })
+}
+
+pub fn run(a: BenchRecallArgs, style: Style) -> Result<i32> {
+    let (engine, home) = bench_store(&a.data, a.memories)?;
+    let memories = engine.count()?;
+    drop(engine);
+    let exe = std::env::current_exe().map_err(|e| Error::io("finding the slm binary", e))?;
+    let rundir = crate::eval::tempdir::TempDir::new("slm-bench-worker")
+        .map_err(|e| Error::io("creating a temporary directory", e))?;
+    let run = rundir.path().join("run");
+    let mut q = locomo::Quirks::default();
+    let levels: Vec<usize> = a.concurrency.iter().map(|c| (*c).max(1)).collect();
+    let per = a.questions.max(24);
+    let questions: Vec<String> = locomo::load(&a.data, &[], &mut q)?
+        .into_iter()
+        .flat_map(|c| c.questions.into_iter().map(|q| q.question))
+        .filter(|s| !s.trim().is_empty())
+        .take(per * (levels.len() + 2))
+        .collect();
+    let slice = |i: usize| -> Vec<Vec<String>> {
+        questions
+            .iter()
+            .cycle()
+            .skip(i * per)
+            .take(per)
+            .map(|q| vec!["recall".into(), q.clone(), "--json".into()])
+            .collect()
+    };
+    let mut human = format!(
+        "worker bench: {memories} memories, {per} questions per run, through the slm binary ({} cores)\n",
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    );
+    // Baseline: what starting a process costs here.
+    let version: Vec<Vec<String>> = (0..per).map(|_| vec!["--version".into()]).collect();
+    let floor = summary(timed(&exe, &home, &run, &version, 1)?);
+    human.push_str(&format!(
+        "process start (slm --version): p50 {:.1} ms, p90 {:.1} ms\n",
+        floor["p50"].as_f64().unwrap_or(0.0),
+        floor["p90"].as_f64().unwrap_or(0.0)
+    ));
+    // The cold path: no worker.
+    let _ = slm(&exe, &home, &run).args(["worker", "stop"]).output();
+    let cold_jobs: Vec<Vec<String>> = slice(0)
+        .into_iter()
+        .map(|mut j| {
+            j.push("--no-worker".into());
+            j
+        })
+        .collect();
+    let cold = summary(timed(&exe, &home, &run, &cold_jobs, 1)?);
+    human.push_str(&format!(
+        "cold path (--no-worker, keyword-only): p50 {:.1} ms, p90 {:.1} ms\n",
+        cold["p50"].as_f64().unwrap_or(0.0),
+        cold["p90"].as_f64().unwrap_or(0.0)
+    ));
+    // Start the worker and warm it (a few questions outside the measured slices).
+    let t = Instant::now();
+    let st = slm(&exe, &home, &run)
+        .args(["worker", "start", "--json"])
+        .output()
+        .map_err(|e| Error::io("starting the worker", e))?;
+    let start_ms = t.elapsed().as_secs_f64() * 1000.0;
+    let status: Value = serde_json::from_slice(&st.stdout).unwrap_or(Value::Null);
+    let pid = status["status"]["pid"].as_i64().unwrap_or(0);
+    timed(&exe, &home, &run, &slice(levels.len() + 1)[..5], 1)?;
+    human.push_str(&format!(
+        "worker start (model load included): {start_ms:.0} ms\n"
+    ));
+    let mut rows = Vec::new();
+    for (i, &c) in levels.iter().enumerate() {
+        let wall = Instant::now();
+        let v = timed(&exe, &home, &run, &slice(i + 1), c)?;
+        let wall_s = wall.elapsed().as_secs_f64();
+        let s = summary(v);
+        human.push_str(&format!(
+            "warm worker, {c} concurrent caller{}: end to end p50 {:.1} ms, p90 {:.1} ms, p99 {:.1} ms; {:.1} recalls/s\n",
+            if c == 1 { "" } else { "s" },
+            s["p50"].as_f64().unwrap_or(0.0),
+            s["p90"].as_f64().unwrap_or(0.0),
+            s["p99"].as_f64().unwrap_or(0.0),
+            per as f64 / wall_s
+        ));
+        rows.push(
+            json!({ "concurrency": c, "end_to_end_ms": s, "recalls_per_s": per as f64 / wall_s }),
+        );
+    }
+    let rss = status_mb_of(&pid.to_string(), "VmRSS");
+    let peak = status_mb_of(&pid.to_string(), "VmHWM");
+    human.push_str(&format!("worker RSS {rss:.0} MB (peak {peak:.0} MB)"));
+    let _ = slm(&exe, &home, &run).args(["worker", "stop"]).output();
+    let body = json!({
+        "memories": memories,
+        "questions_per_run": per,
+        "process_start_ms": floor,
+        "cold_ms": cold,
+        "worker_start_ms": start_ms,
+        "warm": rows,
+        "worker_rss_mb": rss,
+        "worker_peak_rss_mb": peak,
+    });
+    crate::cli::emit_pub(style, "bench", body, || human)?;
+    Ok(0)
+}
