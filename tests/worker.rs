@@ -428,3 +428,45 @@ fn two_processes_writing_at_once_lose_nothing() {
         "{r}"
     );
 }
+
+#[test]
+fn malformed_and_oversized_frames_get_an_error_and_the_worker_keeps_answering() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::os::unix::net::UnixStream;
+    let env = worker_env();
+    let _stop = Stop(&env);
+    let started = env.json(&["worker", "start"]);
+    let sock = started["status"]["socket"].as_str().unwrap().to_string();
+    let ask = |bytes: &[u8]| -> Value {
+        let mut s = UnixStream::connect(&sock).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        let _ = s.write_all(bytes);
+        let mut line = String::new();
+        BufReader::new(&s).read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
+    };
+    let v = ask(b"{this is not json\n");
+    assert_eq!(v["body"]["kind"], "error", "{v}");
+    assert_eq!(v["body"]["error"]["code"], "BAD_INPUT");
+    assert!(
+        v["version"].is_string() && v["protocol"].is_number(),
+        "every reply carries version and protocol: {v}"
+    );
+    let mut big = vec![b'x'; (8 << 20) + 16];
+    big.push(b'\n');
+    let v = ask(&big);
+    assert!(
+        v["body"]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("larger than"),
+        "{v}"
+    );
+    assert_eq!(
+        pid(&env),
+        started["status"]["pid"].as_i64(),
+        "still the same worker"
+    );
+    let r = env.recall("anything at all?", &[]);
+    assert_eq!(served_by(&r), "worker");
+}
