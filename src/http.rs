@@ -38,41 +38,48 @@ pub const RECALL_PARAMS: &[&str] = &[
     "kind",
 ];
 
-/// The per-install token, created on first use (0600).
+/// The per-install token, created on first use (0600). Two processes starting at once
+/// agree on one token: the file is created exclusively, and a reader that finds it still
+/// being written waits a moment.
 pub fn token(front: &Front) -> Result<String> {
+    use std::io::{Read, Write};
     use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
     let path = front.paths.data.join("http.token");
-    if let Ok(t) = std::fs::read_to_string(&path) {
-        let _ = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600));
-        if t.trim().len() >= 32 {
-            return Ok(t.trim().to_string());
-        }
-    }
     std::fs::create_dir_all(&front.paths.data)
         .map_err(|e| Error::io(format!("creating {}", front.paths.data.display()), e))?;
     let mut bytes = [0u8; 32];
-    use std::io::Read;
     std::fs::File::open("/dev/urandom")
         .and_then(|mut f| f.read_exact(&mut bytes))
         .map_err(|e| Error::io("reading /dev/urandom", e))?;
-    let t: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    let tmp = path.with_extension("tmp");
+    let fresh: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&path)
     {
-        use std::io::Write;
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(true)
-            .write(true)
-            .mode(0o600)
-            .open(&tmp)
-            .map_err(|e| Error::io(format!("writing {}", tmp.display()), e))?;
-        f.write_all(t.as_bytes())
-            .and_then(|_| f.sync_all())
-            .map_err(|e| Error::io(format!("writing {}", tmp.display()), e))?;
+        Ok(mut f) => {
+            f.write_all(fresh.as_bytes())
+                .and_then(|_| f.sync_all())
+                .map_err(|e| Error::io(format!("writing {}", path.display()), e))?;
+            return Ok(fresh);
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(Error::io(format!("creating {}", path.display()), e)),
     }
-    std::fs::rename(&tmp, &path)
-        .map_err(|e| Error::io(format!("writing {}", path.display()), e))?;
-    Ok(t)
+    let _ = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600));
+    for _ in 0..100 {
+        let t = std::fs::read_to_string(&path)
+            .map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
+        if t.trim().len() >= 64 {
+            return Ok(t.trim().to_string());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    Err(Error::Other(format!(
+        "{} is not a token (shorter than 64 hex digits); delete it and a new one is made",
+        path.display()
+    )))
 }
 
 /// Serve until killed.

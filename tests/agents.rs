@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Env, code, stderr};
+use common::{Env, StopWorker, code, start_worker, stderr, worker_env};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Stdio};
@@ -25,33 +25,23 @@ fn python() -> String {
     p
 }
 
-fn slow_worker_env() -> Env {
-    Env::new()
-        .with("SLM_WORKER", "auto")
-        .with("SLM_WORKER_IDLE_S", "120")
-        .with("SLM_RECALL_SLOTS", "1")
-        .with("SLM_RECALL_SLOT_WAIT_MS", "300")
+/// One question slot, a short slot wait, and every full recall ~2.5 s: a question from
+/// another process holds the only slot long enough for the busy checks.
+fn slow_worker(env: &Env) {
+    start_worker(env, &[("SLM_TEST_CHANNEL_DELAY", "semantic:2500")]);
 }
 
-struct Stop<'a>(&'a Env);
-impl Drop for Stop<'_> {
-    fn drop(&mut self) {
-        let _ = self.0.run(&["worker", "stop"]);
-    }
+fn slow_worker_env() -> Env {
+    worker_env()
+        .with("SLM_RECALL_SLOTS", "1")
+        .with("SLM_RECALL_SLOT_WAIT_MS", "300")
 }
 
 #[test]
 fn the_python_mcp_sdk_drives_slm_mcp() {
     let env = slow_worker_env();
-    let _stop = Stop(&env);
-    // Every full recall in this worker takes ~2.5 s, so a question from another process
-    // holds the only slot long enough for the busy check.
-    let out = env
-        .cmd(&["worker", "start"])
-        .env("SLM_TEST_CHANNEL_DELAY", "semantic:2500")
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let _stop = StopWorker(&env);
+    slow_worker(&env);
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_client.py");
     let mut c = std::process::Command::new(python());
     c.arg(script).env("SLM_BIN", env!("CARGO_BIN_EXE_slm"));
@@ -152,13 +142,8 @@ fn curl(args: &[&str]) -> (u16, Value, String) {
 #[test]
 fn http_recall_needs_the_token_validates_parameters_and_says_busy() {
     let env = slow_worker_env();
-    let _stop = Stop(&env);
-    let out = env
-        .cmd(&["worker", "start"])
-        .env("SLM_TEST_CHANNEL_DELAY", "semantic:2500")
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let _stop = StopWorker(&env);
+    slow_worker(&env);
     env.remember("We chose Postgres for the analytics warehouse", &[]);
     let port = free_port();
     let addr = format!("127.0.0.1:{port}");

@@ -130,3 +130,29 @@ pub fn fixture(name: &str) -> PathBuf {
         .join("fixtures")
         .join(name)
 }
+
+/// Stops the worker of a test home when the test ends, whatever happened.
+pub struct StopWorker<'a>(pub &'a Env);
+impl Drop for StopWorker<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.run(&["worker", "stop"]);
+    }
+}
+
+/// A test home whose commands go through the real worker (on its own socket directory).
+pub fn worker_env() -> Env {
+    Env::new()
+        .with("SLM_WORKER", "auto")
+        .with("SLM_WORKER_IDLE_S", "120")
+}
+
+/// Start the worker of `env` with extra environment (the worker keeps it for its life).
+pub fn start_worker(env: &Env, extra: &[(&str, &str)]) -> serde_json::Value {
+    let mut c = env.cmd(&["worker", "start", "--json"]);
+    for (k, v) in extra {
+        c.env(k, v);
+    }
+    let out = c.output().expect("slm runs");
+    assert_eq!(code(&out), 0, "worker start: {}", stderr(&out));
+    serde_json::from_slice(&out.stdout).expect("worker start --json")
+}

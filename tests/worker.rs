@@ -5,25 +5,10 @@
 
 mod common;
 
-use common::{Env, code, stderr};
+use common::{Env, StopWorker, code, stderr, worker_env};
 use serde_json::Value;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-
-/// A test home whose commands go through the worker.
-fn worker_env() -> Env {
-    Env::new()
-        .with("SLM_WORKER", "auto")
-        .with("SLM_WORKER_IDLE_S", "120")
-}
-
-/// Stops the worker of a test home when the test ends, whatever happened.
-struct Stop<'a>(&'a Env);
-impl Drop for Stop<'_> {
-    fn drop(&mut self) {
-        let _ = self.0.run(&["worker", "stop"]);
-    }
-}
 
 fn status(env: &Env) -> Value {
     env.json(&["worker", "status"])
@@ -62,7 +47,7 @@ fn kill9(pid: i64) {
 #[test]
 fn first_call_spawns_then_the_warm_worker_answers_and_is_reused() {
     let env = worker_env();
-    let _stop = Stop(&env);
+    let _stop = StopWorker(&env);
     // Cold: nobody listens yet, so this runs in-process (and starts a worker).
     let first = env.json(&["remember", "We chose Postgres for the analytics warehouse"]);
     assert_eq!(served_by(&first), "cold", "{first}");
@@ -82,7 +67,7 @@ fn first_call_spawns_then_the_warm_worker_answers_and_is_reused() {
 #[test]
 fn cold_recall_answers_from_keywords_labelled_warming() {
     let env = worker_env();
-    let _stop = Stop(&env);
+    let _stop = StopWorker(&env);
     env.remember("The deploy key rotates every ninety days", &["--no-worker"]);
     let r = env.recall("When does the deploy key rotate?", &["--no-worker"]);
     assert_eq!(served_by(&r), "cold");
@@ -101,7 +86,7 @@ fn cold_recall_answers_from_keywords_labelled_warming() {
 #[test]
 fn version_mismatch_restarts_the_worker_and_runs_nothing_twice() {
     let env = worker_env();
-    let _stop = Stop(&env);
+    let _stop = StopWorker(&env);
     let out = env
         .cmd(&["worker", "start", "--json"])
         .env("SLM_TEST_FAKE_VERSION", "0.0.0-old")
@@ -138,7 +123,7 @@ fn status_with_version(env: &Env, version: &str) -> i64 {
 #[test]
 fn a_stale_socket_is_replaced_and_kill_9_mid_recall_is_reported() {
     let env = worker_env().with("SLM_TEST_CHANNEL_DELAY", "semantic:2500");
-    let _stop = Stop(&env);
+    let _stop = StopWorker(&env);
     env.remember("The staging database lives on port 5433", &[]);
     let p1 = wait_running(&env);
     let child = env
@@ -183,7 +168,7 @@ fn a_stale_socket_is_replaced_and_kill_9_mid_recall_is_reported() {
 fn a_write_whose_reply_is_lost_is_reported_and_not_replayed() {
     // The worker is killed while a write waits for the writer lease held by an import.
     let env = worker_env();
-    let _stop = Stop(&env);
+    let _stop = StopWorker(&env);
     env.remember("seed memory so the store exists", &[]);
     let p = wait_running(&env);
     let lock = std::fs::OpenOptions::new()
@@ -220,7 +205,7 @@ fn idle_worker_exits() {
     let env = Env::new()
         .with("SLM_WORKER", "auto")
         .with("SLM_WORKER_IDLE_S", "1");
-    let _stop = Stop(&env);
+    let _stop = StopWorker(&env);
     let started = env.json(&["worker", "start"]);
     assert_eq!(started["running"], true, "{started}");
     let t = Instant::now();
@@ -239,9 +224,8 @@ fn every_slot_busy_answers_recall_busy_and_exit_75() {
         .with("SLM_RECALL_SLOTS", "1")
         .with("SLM_RECALL_SLOT_WAIT_MS", "300")
         .with("SLM_TEST_CHANNEL_DELAY", "semantic:2500");
-    let _stop = Stop(&env);
-    let out = env.run(&["worker", "start"]);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let _stop = StopWorker(&env);
+    common::start_worker(&env, &[]);
     env.remember("Backups run nightly at two", &[]);
     let slow = env
         .cmd(&["recall", "When do backups run?"])
@@ -270,9 +254,8 @@ fn every_slot_busy_answers_recall_busy_and_exit_75() {
 #[test]
 fn identical_questions_share_a_run_and_a_write_drops_reused_answers() {
     let env = worker_env().with("SLM_TEST_CHANNEL_DELAY", "semantic:1500");
-    let _stop = Stop(&env);
-    let out = env.run(&["worker", "start"]);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let _stop = StopWorker(&env);
+    common::start_worker(&env, &[]);
     env.remember("The office wifi password is on the fridge", &[]);
     let q = "Where is the office wifi password?";
     let kids: Vec<_> = (0..2)
@@ -320,9 +303,8 @@ fn identical_questions_share_a_run_and_a_write_drops_reused_answers() {
 #[test]
 fn the_hook_answers_from_keywords_when_the_full_search_is_slow_and_adds_nothing_when_out_of_time() {
     let env = worker_env().with("SLM_TEST_CHANNEL_DELAY", "semantic:2800");
-    let _stop = Stop(&env);
-    let out = env.run(&["worker", "start"]);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let _stop = StopWorker(&env);
+    common::start_worker(&env, &[]);
     env.remember("The flaky test is quarantined in ci/quarantine.txt", &[]);
     let v = env.json(&[
         "hook",
@@ -352,13 +334,12 @@ fn the_hook_answers_from_keywords_when_the_full_search_is_slow_and_adds_nothing_
         "SLM_TEST_CHANNEL_DELAY",
         "semantic:5000,bm25:5000,temporal:5000",
     );
-    let _stop2 = Stop(&slow);
+    let _stop2 = StopWorker(&slow);
     slow.remember(
         "The flaky test is quarantined in ci/quarantine.txt",
         &["--no-worker"],
     );
-    let out = slow.run(&["worker", "start"]);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    common::start_worker(&slow, &[]);
     let t = Instant::now();
     let out = slow.run(&[
         "hook",
@@ -379,9 +360,8 @@ fn the_hook_answers_from_keywords_when_the_full_search_is_slow_and_adds_nothing_
 #[test]
 fn two_processes_writing_at_once_lose_nothing() {
     let env = worker_env();
-    let _stop = Stop(&env);
-    let out = env.run(&["worker", "start"]);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let _stop = StopWorker(&env);
+    common::start_worker(&env, &[]);
     let spawn_writer = |tag: &'static str, extra: Vec<&'static str>| {
         let mut kids = Vec::new();
         for i in 0..12 {
@@ -434,7 +414,7 @@ fn malformed_and_oversized_frames_get_an_error_and_the_worker_keeps_answering() 
     use std::io::{BufRead, BufReader, Write};
     use std::os::unix::net::UnixStream;
     let env = worker_env();
-    let _stop = Stop(&env);
+    let _stop = StopWorker(&env);
     let started = env.json(&["worker", "start"]);
     let sock = started["status"]["socket"].as_str().unwrap().to_string();
     let ask = |bytes: &[u8]| -> Value {
