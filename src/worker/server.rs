@@ -357,6 +357,11 @@ fn background(w: &Arc<Worker>) {
         while w.questions.running() > 0 && asked.elapsed() < STEP_ASIDE_MAX {
             std::thread::sleep(Duration::from_millis(10));
         }
+        // Writes by other processes (an import) are applied here, so the next question
+        // does not pay for them.
+        if let Ok(true) = w.engine.catch_up() {
+            w.questions.invalidate();
+        }
         match w.engine.maintain(BACKGROUND_BATCH) {
             Ok(0) => {}
             Ok(n) => {
