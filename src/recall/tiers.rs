@@ -49,10 +49,11 @@ pub const W_RERANK: f64 = 0.20;
 /// A lift of this much cosine above typical counts in full.
 pub const LIFT_FULL: f64 = 0.35;
 /// Support score a memory needs to support the question. Measured with `slm eval locomo` on
-/// the dev split (4 conversations): at 0.50, answerable questions with evidence in the top 3
-/// are supported 0.905 and adversarial ones not supported 0.509; 0.45 gives 0.936 / 0.439,
-/// 0.55 gives 0.848 / 0.578 (the report's trade-off table).
-pub const SUPPORTED_AT: f64 = 0.50;
+/// the dev split (4 conversations), answerable questions with evidence in the top 3
+/// supported / adversarial ones not supported: 0.45 → 0.932 / 0.474, 0.48 → 0.905 / 0.520,
+/// 0.50 → 0.892 / 0.561 (the report's trade-off table). 0.48 is the one value there that
+/// meets both targets (≥ 0.90, ≥ 0.50) with the margin split between them.
+pub const SUPPORTED_AT: f64 = 0.48;
 /// A question (with a question word) is carried by a memory whose answering statements hold
 /// at least this share of its content words, even without every rare word: a paraphrase in
 /// conversation rarely repeats them all. Without this route (rare words or meaning only),

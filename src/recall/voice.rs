@@ -6,8 +6,9 @@
 //! sentence:
 //!
 //! * a sentence ending in `?` asks; it carries no answer and is left out;
-//! * a statement with a second-person pronoun ("you", "your") and no first-person one is
-//!   about the person addressed (the memory's vocatives: "Thanks, Mel!", "Hey Caroline");
+//! * a statement with a second-person pronoun ("you", "your") or a vocative ("That race
+//!   sounds great, Mel!"), and no first-person pronoun, is about the person addressed (the
+//!   memory's vocatives: "Thanks, Mel!", "Hey Caroline");
 //! * any other statement is the speaker's own (first person, or neutral);
 //! * a name in a sentence that is not a vocative is a third-person mention of that person.
 //!
@@ -104,7 +105,7 @@ pub const NICKNAME_MIN_CHARS: usize = 3;
 pub enum SentenceKind {
     /// The speaker's own statement (first person or neutral).
     Own,
-    /// A statement about the person addressed (second person only).
+    /// A statement about the person addressed (second person or a vocative, no first person).
     Addressed,
     /// A question: carries no answer.
     Asked,
@@ -203,6 +204,7 @@ pub fn read(text_m: &str, speaker: Option<&str>) -> Voice {
         // A vocative: a capitalised word set off by punctuation, opening the sentence
         // (perhaps after interjections) or after a comma, and followed by , . ! ? or the end.
         let mut mentions = Vec::new();
+        let mut calls = false;
         for (i, (a, b, w)) in spans.iter().enumerate() {
             let raw = &s[*a..*b];
             if !raw.chars().next().is_some_and(char::is_uppercase) || text::is_stop_word(w) {
@@ -222,6 +224,7 @@ pub fn read(text_m: &str, speaker: Option<&str>) -> Voice {
             let closes = after.is_empty() || after.starts_with([',', '.', '!', '?']);
             if opens && closes && !raw.ends_with("'s") && !raw.ends_with("’s") {
                 addressees.push(name);
+                calls = true;
             } else {
                 mentions.push(name);
             }
@@ -231,7 +234,7 @@ pub fn read(text_m: &str, speaker: Option<&str>) -> Voice {
         } else {
             let first = words.iter().any(|w| FIRST_PERSON.contains(&w.as_str()));
             let second = words.iter().any(|w| SECOND_PERSON.contains(&w.as_str()));
-            if second && !first {
+            if (second || calls) && !first {
                 SentenceKind::Addressed
             } else {
                 SentenceKind::Own
@@ -325,8 +328,8 @@ mod tests {
         assert!(v.is_speaker(&p("Melanie")));
         assert!(v.is_addressee(&p("Caroline")));
         assert!(v.sentences.iter().all(|s| s.mentions.is_empty()));
-        // Caroline is addressed, but every statement is Melanie's own.
-        assert!(v.answer_words(&[p("Caroline")]).is_empty());
+        // Caroline is addressed, but the race is Melanie's own.
+        assert!(!v.answer_words(&[p("Caroline")]).contains(&"race"));
         assert!(v.answer_words(&[p("Melanie")]).contains(&"race"));
     }
 
@@ -358,6 +361,17 @@ mod tests {
         assert!(own.contains(&"purple") && !own.contains(&"hair"));
         let theirs = v.answer_words(&[p("Nate")]);
         assert!(theirs.contains(&"hair") && !theirs.contains(&"purple"));
+    }
+
+    #[test]
+    fn a_statement_calling_someone_is_about_them() {
+        let v = read(
+            "Caroline: That charity race sounds great, Mel! I love running too.",
+            Some("Caroline"),
+        );
+        let own = v.answer_words(&[p("Caroline")]);
+        assert!(!own.contains(&"race") && own.contains(&"running"));
+        assert!(v.answer_words(&[p("Melanie")]).contains(&"race"));
     }
 
     #[test]
