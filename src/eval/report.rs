@@ -185,7 +185,7 @@ impl Report {
         }
         // Trade-off of the support threshold, on the same runs (support_max per question).
         let mut trade = Vec::new();
-        for t in [0.30, 0.35, 0.40, 0.45, 0.48, 0.50, 0.55, 0.60, 0.65] {
+        for t in [0.30, 0.35, 0.40, 0.45, 0.50, 0.55, 0.60, 0.65] {
             let top3: Vec<&&QuestionOutcome> = ans
                 .iter()
                 .filter(|q| q.ranked.iter().take(3).any(|id| q.gold.contains(id)))

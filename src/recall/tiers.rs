@@ -22,10 +22,10 @@
 //! `support_score = W_LIFT·min(1, lift/LIFT_FULL)·answer_share + W_COVERAGE·coverage +
 //! W_RARE·rare_all + W_ENTITY·[entity>0] (+ W_RERANK·sigmoid(rerank))`. A memory supports
 //! the question when the score reaches `SUPPORTED_AT`, it has answering statements, it
-//! passes the word-match test (a question: every rare word, or `WORDS_ENOUGH` of its words,
-//! or a cosine at the evidence floor with `MEANING_NEEDS_WORDS` of them; no question word:
-//! every word) and, when the question names a person of the store, it speaks as, to or about
-//! that person. The thresholds were chosen on the LoCoMo dev split and the dev question lists
+//! passes the word-match test (a question: every rare word, or more than `WORDS_ENOUGH` of
+//! its words, or a cosine at the evidence floor with `MEANING_NEEDS_WORDS` of them; no
+//! question word: every word) and, when the question names a person of the store, it speaks
+//! as, to or about that person. The thresholds were chosen on the LoCoMo dev split and the dev question lists
 //! as a whole (the trade-off table is printed by `slm eval locomo`), never on single lines.
 //!
 //! Question-level gibberish signs send a recall straight to `none`: content words found in
@@ -50,15 +50,19 @@ pub const W_RERANK: f64 = 0.20;
 pub const LIFT_FULL: f64 = 0.35;
 /// Support score a memory needs to support the question. Measured with `slm eval locomo` on
 /// the dev split (4 conversations), answerable questions with evidence in the top 3
-/// supported / adversarial ones not supported: 0.45 → 0.932 / 0.474, 0.48 → 0.905 / 0.520,
-/// 0.50 → 0.892 / 0.561 (the report's trade-off table). 0.48 is the one value there that
-/// meets both targets (≥ 0.90, ≥ 0.50) with the margin split between them.
-pub const SUPPORTED_AT: f64 = 0.48;
+/// supported / adversarial ones not supported: 0.35 → 0.909 / 0.480, 0.40 → 0.905 / 0.532,
+/// 0.45 → 0.899 / 0.572 (the report's trade-off table). The answerable share is flat from
+/// 0.38 to 0.42 (what it misses fails the word-match test, not the score), so 0.40 sits in
+/// the middle of that plateau, the round value that meets both targets (≥ 0.90, ≥ 0.50).
+pub const SUPPORTED_AT: f64 = 0.40;
 /// A question (with a question word) is carried by a memory whose answering statements hold
-/// at least this share of its content words, even without every rare word: a paraphrase in
+/// more than this share of its content words, even without every rare word: a paraphrase in
 /// conversation rarely repeats them all. Without this route (rare words or meaning only),
 /// at most 0.82 of the dev split's answerable questions with evidence in the top 3 could be
-/// supported at any threshold.
+/// supported at any threshold. "More than half", not "half": two of four words ("the
+/// billing team" of "What did the billing team decide about invoices?") is a topic shared,
+/// not an answer, and on the dev split at the same answerable share it left 0.532 of the
+/// adversarial questions unsupported against 0.520.
 pub const WORDS_ENOUGH: f64 = 0.5;
 /// A memory close in meaning (cosine at the evidence floor) still needs this share of the
 /// question's words in its answering statements: a turn that only reacts to the topic
@@ -673,7 +677,7 @@ fn score_one(
         } else {
             rare_all
                 || (strong_meaning && coverage >= MEANING_NEEDS_WORDS)
-                || coverage >= WORDS_ENOUGH
+                || coverage > WORDS_ENOUGH
         };
     // A question about a named person is answered only by a memory that speaks as, to or
     // about that person: "What did Melanie realise…" is not answered by what Caroline said,
