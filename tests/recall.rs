@@ -367,6 +367,65 @@ fn a_real_question_with_an_answer_is_supported() {
     assert_eq!(v["results"][0]["tier"], "supported");
 }
 
+/// LoCoMo's adversarial questions swap the person: the race was Melanie's, so "Caroline's
+/// race" is not answered by Melanie telling Caroline about hers, nor by Caroline asking
+/// about it.
+#[test]
+fn a_question_about_the_wrong_person_is_not_supported() {
+    let env = Env::new();
+    let lines = [
+        (
+            "Melanie",
+            "Melanie: Hey Caroline! I ran a charity race for mental health last Saturday. It was tiring but rewarding.",
+        ),
+        (
+            "Caroline",
+            "Caroline: That charity race sounds great, Mel! What got you into running?",
+        ),
+        (
+            "Caroline",
+            "Caroline: I went to an LGBTQ support group yesterday and it was so powerful.",
+        ),
+        (
+            "Melanie",
+            "Melanie: I'm painting a lake sunrise this week, my kids love it.",
+        ),
+        (
+            "Caroline",
+            "Caroline: I'm researching adoption agencies, I want to give kids a loving home.",
+        ),
+        (
+            "Melanie",
+            "Melanie: We went camping in the mountains with the kids last summer.",
+        ),
+    ];
+    let file = env.dir.path().join("conv.jsonl");
+    let body: String = lines
+        .iter()
+        .map(|(sp, t)| serde_json::json!({"text": t, "speaker": sp}).to_string() + "\n")
+        .collect();
+    std::fs::write(&file, body).unwrap();
+    let out = env.run(&["import", file.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let v = env.recall(
+        "What charity race did Melanie run for mental health?",
+        &["--explain"],
+    );
+    assert_eq!(v["tier"], "supported", "{v}");
+    assert!(
+        v["results"][0]["preview"]
+            .as_str()
+            .unwrap()
+            .starts_with("Melanie: Hey Caroline"),
+        "{v}"
+    );
+    let v = env.recall(
+        "What charity race did Caroline run for mental health?",
+        &["--explain"],
+    );
+    assert_ne!(v["tier"], "supported", "{v}");
+}
+
 #[test]
 fn related_for_people_empty_for_agents_unless_asked() {
     let env = Env::new();

@@ -22,6 +22,7 @@ pub mod layers;
 pub mod ranking_mode;
 pub mod rerank;
 pub mod tiers;
+pub mod voice;
 
 use crate::engine::Engine;
 use crate::memory::{Kind, Source};

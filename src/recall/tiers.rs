@@ -2,22 +2,31 @@
 //!
 //! The support check scores **each memory on its own**: the evidence has to come from one
 //! memory ("v0.3.4 snazzle" finds the v0.3.4 note by keyword and an unrelated stub by
-//! cosine; neither alone supports the whole question). Its signals:
+//! cosine; neither alone supports the whole question). A memory is first read by `voice`:
+//! its questions carry no answer, its second-person statements are about whoever it
+//! addresses, the rest are its speaker's own. Its **answering statements** are the ones that
+//! speak about the people the question names (every statement when it names nobody). Signals:
 //!
 //! * `lift` — how much closer the memory is to the question than a typical memory is:
 //!   cosine(question, memory) minus the larger of the memory's stored baseline (its mean
 //!   cosine to a sample of the store, so id-and-hash memories that sit near everything get
 //!   no free pass) and the question's own baseline (its mean cosine to that sample);
-//! * `coverage` — the share of the question's content words (stemmed) the memory carries;
-//! * `rare_all` — whether it carries every rare word of the question;
+//! * `answer_share` — the share of the memory's words in its answering statements (the
+//!   cosine is the whole memory's, so the lift counts in that proportion);
+//! * `coverage` — the share of the question's content words (stemmed) its answering
+//!   statements carry (a person it speaks as, to or about counts as carried);
+//! * `rare_all` — whether they carry every rare word of the question;
 //! * `entity` — a named entity in common (the boosts stage's entity score);
 //! * `rerank` — the cross-encoder's score, when one ran.
 //!
-//! `support_score = W_LIFT·min(1, lift/LIFT_FULL) + W_COVERAGE·coverage + W_RARE·rare_all +
-//! W_ENTITY·[entity>0] (+ W_RERANK·sigmoid(rerank))`. A memory supports the question when
-//! the score reaches `SUPPORTED_AT` and it passes the word-match test. The thresholds were
-//! chosen on the LoCoMo dev split and the dev question lists as a whole (the trade-off table
-//! is printed by `slm eval locomo --sweep`), never on single lines.
+//! `support_score = W_LIFT·min(1, lift/LIFT_FULL)·answer_share + W_COVERAGE·coverage +
+//! W_RARE·rare_all + W_ENTITY·[entity>0] (+ W_RERANK·sigmoid(rerank))`. A memory supports
+//! the question when the score reaches `SUPPORTED_AT`, it has answering statements, it
+//! passes the word-match test (a question: every rare word, or more than `WORDS_ENOUGH` of
+//! its words, or a cosine at the evidence floor with `MEANING_NEEDS_WORDS` of them; no
+//! question word: every word) and, when the question names a person of the store, it speaks
+//! as, to or about that person. The thresholds were chosen on the LoCoMo dev split and the dev question lists
+//! as a whole (the trade-off table is printed by `slm eval locomo`), never on single lines.
 //!
 //! Question-level gibberish signs send a recall straight to `none`: content words found in
 //! no memory at all, or a shape like the nonsense lists (keyboard runs, repeated tokens, bare
@@ -26,7 +35,7 @@
 use super::channels::Channel;
 use super::classify::Classified;
 use super::fusion::Candidate;
-use super::{RecallRequest, View};
+use super::{RecallRequest, View, voice};
 use crate::engine::Engine;
 use crate::{Result, embed, text};
 use serde::Serialize;
@@ -39,8 +48,28 @@ pub const W_ENTITY: f64 = 0.10;
 pub const W_RERANK: f64 = 0.20;
 /// A lift of this much cosine above typical counts in full.
 pub const LIFT_FULL: f64 = 0.35;
-/// Support score a memory needs to support the question.
-pub const SUPPORTED_AT: f64 = 0.45;
+/// Support score a memory needs to support the question. Measured with `slm eval locomo` on
+/// the dev split (4 conversations), answerable questions with evidence in the top 3
+/// supported / adversarial ones not supported: 0.35 → 0.909 / 0.480, 0.40 → 0.905 / 0.532,
+/// 0.45 → 0.899 / 0.572 (the report's trade-off table). The answerable share is flat from
+/// 0.38 to 0.42 (what it misses fails the word-match test, not the score), so 0.40 sits in
+/// the middle of that plateau, the round value that meets both targets (≥ 0.90, ≥ 0.50).
+pub const SUPPORTED_AT: f64 = 0.40;
+/// A question (with a question word) is carried by a memory whose answering statements hold
+/// more than this share of its content words, even without every rare word: a paraphrase in
+/// conversation rarely repeats them all. Without this route (rare words or meaning only),
+/// at most 0.82 of the dev split's answerable questions with evidence in the top 3 could be
+/// supported at any threshold. "More than half", not "half": two of four words ("the
+/// billing team" of "What did the billing team decide about invoices?") is a topic shared,
+/// not an answer, and on the dev split at the same answerable share it left 0.532 of the
+/// adversarial questions unsupported against 0.520.
+pub const WORDS_ENOUGH: f64 = 0.5;
+/// A memory close in meaning (cosine at the evidence floor) still needs this share of the
+/// question's words in its answering statements: a turn that only reacts to the topic
+/// ("That bowl is awesome, Mel!") sits as close as one that answers. On the dev split a
+/// third (0.25–0.40 measure alike) moved adversarial "not supported" from 0.46 to 0.53 at a
+/// cost of 0.01 on answerable questions, offline on the same runs.
+pub const MEANING_NEEDS_WORDS: f64 = 1.0 / 3.0;
 /// Support score below which a memory is not even related.
 pub const RELATED_AT: f64 = 0.20;
 /// A content word is rare when at most this share of memories carry it (none counts).
@@ -110,10 +139,19 @@ pub struct SupportSignals {
     pub cosine: Option<f64>,
     pub baseline: f64,
     pub lift: f64,
+    /// Share of the question's content words in the memory's answering statements.
     pub coverage: f64,
+    /// Every rare word is in the memory's answering statements.
     pub rare_all: bool,
+    /// The same two over the memory's whole text (the keyword fall-back and related tier).
+    pub text_coverage: f64,
+    pub text_rare_all: bool,
+    /// Share of the memory's words in its answering statements.
+    pub answer_share: f64,
     pub entity: bool,
     pub rerank: Option<f64>,
+    /// The temporal producer's score, when it matched.
+    pub temporal: Option<f64>,
     pub score: f64,
     pub word_match: bool,
     pub names_ok: bool,
@@ -260,9 +298,36 @@ pub fn decide(ctx: &Context<'_>, ranked: &[Candidate], _no_candidates: bool) -> 
     let q_base = question_baseline(ctx);
     let strict = !ctx.q.has_question_word;
 
+    // Who each memory speaks as, to and about; a name of the question is a person of the
+    // store when some scored memory is spoken by or to it.
+    let head: Vec<&Candidate> = ranked.iter().take(SUPPORT_DEPTH).collect();
+    let mut voices = Vec::with_capacity(head.len());
+    for c in &head {
+        let m = ctx.engine.get(c.id)?;
+        voices.push(match m {
+            Some(m) => voice::read(&m.text, m.speaker.as_deref()),
+            None => voice::read("", None),
+        });
+    }
+    let people: Vec<Vec<String>> = ctx
+        .q
+        .names
+        .iter()
+        .filter(|n| {
+            voices
+                .iter()
+                .any(|v| v.people().any(|p| voice::same_person(&p, n)))
+        })
+        .cloned()
+        .collect();
     let mut signals = Vec::new();
-    for c in ranked.iter().take(SUPPORT_DEPTH) {
-        signals.push(score_one(ctx, c, &q_stems, &rare, q_base, strict)?);
+    for (c, v) in head.iter().zip(&voices) {
+        let words = Words {
+            q_stems: &q_stems,
+            rare: &rare,
+            people: &people,
+        };
+        signals.push(score_one(ctx, c, v, &words, q_base, strict));
     }
 
     // Present tense: no word-match test; answered from the newest memories.
@@ -312,7 +377,7 @@ pub fn decide(ctx: &Context<'_>, ranked: &[Candidate], _no_candidates: bool) -> 
                 signals
                     .iter()
                     .find(|s| s.id == c.id)
-                    .is_some_and(|s| s.rare_all && s.coverage >= 0.5)
+                    .is_some_and(|s| s.text_rare_all && s.text_coverage >= 0.5)
             })
             .take(WARMING_MAX)
             .map(|c| {
@@ -414,7 +479,7 @@ pub fn decide(ctx: &Context<'_>, ranked: &[Candidate], _no_candidates: bool) -> 
     let mut related: Vec<(&Candidate, f64)> = ranked
         .iter()
         .filter_map(|c| signals.iter().find(|s| s.id == c.id).map(|s| (c, s)))
-        .filter(|(_, s)| s.score >= RELATED_AT && (!strict || s.coverage > 0.0))
+        .filter(|(_, s)| s.score >= RELATED_AT && (!strict || s.text_coverage > 0.0))
         .map(|(c, s)| (c, s.score))
         .collect();
     related.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.id.cmp(&b.0.id)));
@@ -509,26 +574,62 @@ fn question_baseline(ctx: &Context<'_>) -> f64 {
     crate::engine::shrink_baseline(sum, sample.len())
 }
 
+/// What the question asks for, in the words the support check compares.
+struct Words<'a> {
+    q_stems: &'a [String],
+    rare: &'a [String],
+    /// The question's names that are people of the store (see `voice`).
+    people: &'a [Vec<String>],
+}
+
+/// Share of `q_stems` found in `m_stems`, and how many.
+fn carried(q_stems: &[String], m_stems: &HashSet<String>) -> (usize, f64) {
+    let n = q_stems.iter().filter(|w| m_stems.contains(*w)).count();
+    let share = if q_stems.is_empty() {
+        0.0
+    } else {
+        n as f64 / q_stems.len() as f64
+    };
+    (n, share)
+}
+
 fn score_one(
     ctx: &Context<'_>,
     c: &Candidate,
-    q_stems: &[String],
-    rare: &[String],
+    v: &voice::Voice,
+    w: &Words<'_>,
     q_base: f64,
     strict: bool,
-) -> Result<SupportSignals> {
+) -> SupportSignals {
     let engine = ctx.engine;
-    let text_m = engine.get(c.id)?.map(|m| m.text).unwrap_or_default();
-    let m_stems: HashSet<String> = text::index_words(&text_m)
-        .iter()
-        .map(|w| text::stem(w))
-        .collect();
-    let carried = q_stems.iter().filter(|w| m_stems.contains(*w)).count();
-    let coverage = if q_stems.is_empty() {
-        0.0
-    } else {
-        carried as f64 / q_stems.len() as f64
-    };
+    let (q_stems, rare) = (w.q_stems, w.rare);
+    let stem_all =
+        |ws: &mut dyn Iterator<Item = &str>| -> HashSet<String> { ws.map(text::stem).collect() };
+    // Every word of the memory (its speaker label too), for the keyword fall-back and the
+    // related tier, which ask what the memory carries…
+    let all_stems = stem_all(
+        &mut v.speaker.iter().map(String::as_str).chain(
+            v.sentences
+                .iter()
+                .flat_map(|s| s.words.iter().map(String::as_str)),
+        ),
+    );
+    // …and the words of its statements about the people the question names, which is what
+    // can answer it.
+    // A person the memory speaks as, to or about counts as carried, whether or not the name
+    // is written in it ("Caroline: I ran…" carries "Caroline" by its speaker).
+    let answer_words = v.answer_words(w.people);
+    let all_words: usize = v.sentences.iter().map(|s| s.words.len()).sum();
+    let answer_share = answer_words.len() as f64 / all_words.max(1) as f64;
+    let mut m_stems = stem_all(&mut answer_words.into_iter());
+    if !m_stems.is_empty() {
+        for p in w.people.iter().filter(|p| v.concerns(p)) {
+            m_stems.extend(p.iter().map(|w| text::stem(w)));
+        }
+    }
+    let (_, text_coverage) = carried(q_stems, &all_stems);
+    let text_rare_all = rare.iter().all(|w| all_stems.contains(w));
+    let (carried_n, coverage) = carried(q_stems, &m_stems);
     let rare_all = rare.iter().all(|w| m_stems.contains(w));
     let cosine = match c.channel_score(Channel::Semantic) {
         Some(s) => Some(s),
@@ -552,7 +653,9 @@ fn score_one(
     let lift = cosine.map(|cs| cs - baseline).unwrap_or(0.0);
     let entity = c.entity_score > 0.0;
     let rerank = c.rerank_score.map(|r| 1.0 / (1.0 + (-(r as f64)).exp()));
-    let mut score = W_LIFT * (lift / LIFT_FULL).clamp(0.0, 1.0)
+    // The cosine is the whole memory's; only its answering statements speak to the question,
+    // so the lift counts in proportion ("Cool! What did it look like?" answers little).
+    let mut score = W_LIFT * (lift / LIFT_FULL).clamp(0.0, 1.0) * answer_share
         + W_COVERAGE * coverage
         + W_RARE * if rare_all { 1.0 } else { 0.0 }
         + W_ENTITY * if entity { 1.0 } else { 0.0 };
@@ -565,33 +668,47 @@ fn score_one(
     // The word-match test: a question with no question word is only answered by a memory
     // carrying its words; a question needs its rare words carried, or a memory that matches
     // it by meaning at the evidence floor (a paraphrase shares no rare word).
+    // A memory that only asks ("What got you into running?") answers nothing.
     let strong_meaning = cosine.is_some_and(|c| c >= ctx.cosine_floor as f64);
-    let word_match = if strict {
-        carried == q_stems.len() && !q_stems.is_empty()
+    let answers = !m_stems.is_empty();
+    let word_match = answers
+        && if strict {
+            carried_n == q_stems.len() && !q_stems.is_empty()
+        } else {
+            rare_all
+                || (strong_meaning && coverage >= MEANING_NEEDS_WORDS)
+                || coverage > WORDS_ENOUGH
+        };
+    // A question about a named person is answered only by a memory that speaks as, to or
+    // about that person: "What did Melanie realise…" is not answered by what Caroline said,
+    // nor by Caroline saying "Hey Melanie". Other names (places, things) must be named.
+    let names_ok = if !w.people.is_empty() {
+        w.people.iter().any(|p| v.concerns(p))
     } else {
-        rare_all || strong_meaning
+        ctx.q.names.is_empty()
+            || ctx
+                .q
+                .names
+                .iter()
+                .any(|n| n.iter().all(|w| all_stems.contains(&text::stem(w))))
     };
-    // A question about a named person or thing is answered only by a memory that names it:
-    // "What did Melanie realise…" is not answered by what Caroline said.
-    let names_ok = ctx.q.names.is_empty()
-        || ctx
-            .q
-            .names
-            .iter()
-            .any(|n| n.iter().all(|w| m_stems.contains(&text::stem(w))));
     let supported = word_match && names_ok && score >= SUPPORTED_AT;
-    Ok(SupportSignals {
+    SupportSignals {
         id: c.id,
         cosine,
         baseline,
         lift,
         coverage,
         rare_all,
+        text_coverage,
+        text_rare_all,
+        answer_share,
         entity,
         rerank,
+        temporal: c.channel_score(Channel::Temporal),
         score,
         word_match,
         names_ok,
         supported,
-    })
+    }
 }
