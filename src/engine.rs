@@ -104,6 +104,8 @@ pub struct Engine {
     /// index, BM25 reader). Another process may have moved the on-disk BM25 further; what
     /// this engine has seen is tracked here.
     seen_seq: std::sync::atomic::AtomicI64,
+    /// The model's tokenizer alone, for counting when the model is not loaded.
+    counting_tokenizer: std::sync::OnceLock<Option<tokenizers::Tokenizer>>,
 }
 
 impl Engine {
@@ -154,6 +156,7 @@ impl Engine {
             read_only,
             reranker: crate::recall::rerank::start(&settings_for_rerank, runtime_for_rerank),
             seen_seq: std::sync::atomic::AtomicI64::new(seen),
+            counting_tokenizer: std::sync::OnceLock::new(),
         };
         if engine.embedder.is_some() {
             engine.open_vectors(lease.is_some())?;
@@ -279,10 +282,21 @@ impl Engine {
         Some(r)
     }
 
-    /// Count tokens with the embedding model's tokenizer (the fallback estimate otherwise).
+    /// Count tokens with the embedding model's tokenizer. Without the model loaded (the cold
+    /// path) only its tokenizer is loaded, on first use, so budgets count the same tokens
+    /// either way; the deliberately high estimate is left for a missing model.
     pub fn count_tokens(&self, text: &str) -> usize {
-        match &self.embedder {
-            Some(e) => e.count_tokens(text),
+        if let Some(e) = &self.embedder {
+            return e.count_tokens(text);
+        }
+        let t = self.counting_tokenizer.get_or_init(|| {
+            let dir = embed::onnx::locate(&self.paths, &self.settings).0;
+            std::fs::read(dir.join("tokenizer.json"))
+                .ok()
+                .and_then(|b| embed::onnx::counting_tokenizer(&b))
+        });
+        match t {
+            Some(t) => embed::onnx::count_with(t, text),
             None => embed::fallback_token_count(text),
         }
     }

@@ -81,3 +81,13 @@ fn any_budget_is_never_exceeded_and_the_cut_is_at_a_line_and_marked() {
         }
     }
 }
+
+#[test]
+fn the_cold_path_counts_with_the_same_tokenizer() {
+    let (env, _) = seeded();
+    let warm = env.json(&["session-context", "--max-tokens", "300"]);
+    let cold = env.json(&["session-context", "--max-tokens", "300", "--no-worker"]);
+    assert_eq!(cold["served_by"], "cold");
+    assert_eq!(warm["tokens_used"], cold["tokens_used"], "{warm}\n{cold}");
+    assert_eq!(warm["memory_ids"], cold["memory_ids"]);
+}

@@ -70,6 +70,23 @@ pub struct OnnxEmbedder {
 /// p50 19 ms with spinning off against 35–44 ms with it on.
 const ORT_SPINNING: bool = false;
 
+/// The model's tokenizer for counting: its own vocabulary, but without the fixed padding
+/// and truncation its tokenizer.json may carry (Fixed 128 for all-MiniLM-L6-v2), which
+/// would make every text count as exactly 128 tokens and undercount long ones.
+pub fn counting_tokenizer(tokenizer_json: &[u8]) -> Option<tokenizers::Tokenizer> {
+    let mut t = tokenizers::Tokenizer::from_bytes(tokenizer_json).ok()?;
+    t.with_padding(None);
+    t.with_truncation(None).ok()?;
+    Some(t)
+}
+
+/// Count word pieces with a counting tokenizer (special tokens left out).
+pub fn count_with(t: &tokenizers::Tokenizer, text: &str) -> usize {
+    t.encode(text, false)
+        .map(|e| e.len())
+        .unwrap_or_else(|_| super::fallback_token_count(text))
+}
+
 fn read(dir: &Path, name: &str) -> std::result::Result<Vec<u8>, String> {
     std::fs::read(dir.join(name)).map_err(|e| {
         format!(
@@ -146,16 +163,7 @@ impl OnnxEmbedder {
                 None,
             ));
         }
-        // The counting tokenizer: the model's own vocabulary, but without the fixed padding
-        // and truncation its tokenizer.json carries (Fixed 128 here), which would make every
-        // text count as exactly 128 tokens and undercount long ones.
-        let tokenizer = tokenizers::Tokenizer::from_bytes(&files.tokenizer_file)
-            .ok()
-            .and_then(|mut t| {
-                t.with_padding(None);
-                t.with_truncation(None).ok()?;
-                Some(t)
-            });
+        let tokenizer = counting_tokenizer(&files.tokenizer_file);
         let id = manifest.id.clone().unwrap_or_else(|| {
             model_dir
                 .file_name()
@@ -209,10 +217,7 @@ impl Embedder for OnnxEmbedder {
     /// what is shown to an agent, not the model's framing).
     fn count_tokens(&self, text: &str) -> usize {
         match &self.tokenizer {
-            Some(t) => t
-                .encode(text, false)
-                .map(|e| e.len())
-                .unwrap_or_else(|_| super::fallback_token_count(text)),
+            Some(t) => count_with(t, text),
             None => super::fallback_token_count(text),
         }
     }
