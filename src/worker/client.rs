@@ -24,6 +24,9 @@ pub const WORKER_ENV: &str = "SLM_WORKER";
 /// How long a reply may take before the client gives up: a question may wait 12 s for a
 /// slot and run under the producers' 3 s guards; two minutes means the worker is stuck.
 pub const REPLY_TIMEOUT: Duration = Duration::from_secs(120);
+/// The worker log is rotated when a worker starts and it is larger than this (a worker
+/// writes a few lines per start and per background batch; 1 MiB is months of that).
+pub const LOG_ROTATE_BYTES: u64 = 1 << 20;
 /// `slm worker start` waits this long for the worker to load its model and listen.
 pub const READY_WAIT: Duration = Duration::from_secs(60);
 
@@ -225,6 +228,10 @@ fn spawn(paths: &Paths, files: &WorkerFiles) -> Result<()> {
     let exe = std::env::current_exe().map_err(|e| Error::io("finding the slm binary", e))?;
     std::fs::create_dir_all(&paths.data)
         .map_err(|e| Error::io(format!("creating {}", paths.data.display()), e))?;
+    // One old generation is kept: the log never grows past about twice this.
+    if std::fs::metadata(&files.log).is_ok_and(|m| m.len() > LOG_ROTATE_BYTES) {
+        let _ = std::fs::rename(&files.log, files.log.with_extension("log.1"));
+    }
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
