@@ -52,7 +52,7 @@ fn show(style: Style, command: &str, s: Option<&server::Status>, word: &str) -> 
     emit(style, command, body, || match s {
         None => "worker: not running (the next command starts it)".into(),
         Some(s) => format!(
-            "worker: {word} (pid {}, version {}, protocol {})\n  data      {}\n  socket    {}\n  model     {}\n  memories  {} ({} waiting for an embedding)\n  questions {} slots, {} running, {} waiting, {} reused answers\n  idle      {:.0} s of {} s, up {:.0} s",
+            "worker: {word} (pid {}, version {}, protocol {})\n  data      {}\n  socket    {}\n  model     {}\n  memories  {} ({} waiting for an embedding)\n  questions {} slots, {} running, {} waiting; {} ran, {} joined a run, {} reused, {} busy; {} answers held for reuse\n  idle      {:.0} s of {} s, up {:.0} s",
             s.pid,
             s.version,
             s.protocol,
@@ -68,6 +68,10 @@ fn show(style: Style, command: &str, s: Option<&server::Status>, word: &str) -> 
             s.questions.slots,
             s.questions.running,
             s.questions.waiting,
+            s.questions.ran,
+            s.questions.joined,
+            s.questions.reused,
+            s.questions.busy,
             s.questions.cached_answers,
             s.idle_s,
             s.idle_timeout_s,
