@@ -816,8 +816,11 @@ fn keyboard_run(w: &str) -> bool {
             row.contains(s)
         })
     }) || {
+        // One letter held down ("aaaa", "zzz") or two consonants drummed ("hjhj"). Two
+        // letters with a vowel are words and names ("coco", "mama", "tutu"), not runs.
         let letters: HashSet<char> = w.chars().collect();
-        letters.len() <= 2 && w.len() >= 4
+        let vowel = letters.iter().any(|c| "aeiouy".contains(*c));
+        (letters.len() == 1 && w.len() >= 3) || (letters.len() == 2 && !vowel && w.len() >= 4)
     }
 }
 
@@ -862,11 +865,11 @@ pub fn gibberish_signs(query: &str) -> Gibberish {
         content_words: content.len(),
         ..Default::default()
     };
-    let mut seen = HashSet::new();
+    let distinct: HashSet<&String> = content.iter().collect();
+    // Repetition is a sign when it is most of the question ("gnarp gnarp", "xkcd xkcd xkcd"):
+    // a real question may well say a word twice ("what game did we play at the game night?").
+    g.repeated = content.len() >= 2 && distinct.len() * 2 <= content.len();
     for w in &content {
-        if !seen.insert(w.clone()) {
-            g.repeated = true;
-        }
         if keyboard_run(w) {
             g.keyboard_runs += 1;
         }
@@ -983,6 +986,25 @@ mod tests {
         assert!(gibberish_signs("poiuytrewq").keyboard_runs > 0);
         let g = gibberish_signs("asdkj qwlek zmxnc");
         assert!(g.wordlike * 2 < g.content_words, "{g:?}");
+        assert!(gibberish_signs("gnarp gnarp").repeated);
+        assert!(gibberish_signs("xkcd xkcd xkcd").repeated);
+        assert!(gibberish_signs("aaaa").keyboard_runs > 0);
+    }
+
+    /// Real questions that once read as nonsense: a word said twice, a two-letter name.
+    #[test]
+    fn real_questions_are_not_gibberish() {
+        for q in [
+            "What game did Nate play at the game convention?",
+            "When did Maria get Coco?",
+            "Did mama call papa about the tutu?",
+            "When did Nate make vegan ice cream and share it with a vegan diet group?",
+        ] {
+            let g = gibberish_signs(q);
+            assert!(!g.repeated, "{q}: {g:?}");
+            assert_eq!(g.keyboard_runs, 0, "{q}: {g:?}");
+            assert_eq!(g.wordlike, g.content_words, "{q}: {g:?}");
+        }
     }
 
     #[test]

@@ -640,3 +640,21 @@ fn empty_and_huge_questions_are_refused() {
     assert_eq!(code(&env.run(&["recall", "  "])), 2);
     assert_eq!(code(&env.run(&["recall", &"why ".repeat(1000)])), 2);
 }
+
+/// A real question may say a word twice or name a "Coco": that is not nonsense.
+#[test]
+fn a_repeated_word_or_a_two_letter_name_is_not_nonsense() {
+    let env = Env::new();
+    env.remember(
+        "Nate: We played this game Catan - it's a great strategy game where you build settlements. I love it!",
+        &[],
+    );
+    env.remember(
+        "Maria: Guess what - I got a puppy two weeks ago! Her name's Coco and she's adorable.",
+        &[],
+    );
+    let v = env.recall("What game did Nate play at the game convention?", &["--explain"]);
+    assert_eq!(v["tier"], "supported", "{v}");
+    let v = env.recall("When did Maria get Coco?", &["--explain"]);
+    assert_eq!(v["tier"], "supported", "{v}");
+}

@@ -357,6 +357,11 @@ pub struct EvalLocomoArgs {
     /// Write a Markdown report here too.
     #[arg(long)]
     pub markdown: Option<PathBuf>,
+    /// Write the support check's misses here as JSON Lines (answerable questions with evidence
+    /// in the top 3 that were not supported; adversarial ones that were), with every scored
+    /// memory's signals, for studying the check by kind of question.
+    #[arg(long)]
+    pub misses: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -167,6 +167,12 @@ fn run_locomo(a: EvalLocomoArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
     let mut outcomes: Vec<QuestionOutcome> = Vec::new();
     let mut baselines: HashMap<String, Vec<QuestionOutcome>> = HashMap::new();
     let total_q: usize = convs.iter().map(|c| c.questions.len()).sum();
+    let mut misses = match &a.misses {
+        Some(p) => Some(std::io::BufWriter::new(
+            std::fs::File::create(p).map_err(|e| Error::io(format!("creating {}", p.display()), e))?,
+        )),
+        None => None,
+    };
     for conv in &convs {
         let store = build_store(&[conv], false)?;
         let now_ms = clock_after(&[conv]);
@@ -209,6 +215,25 @@ fn run_locomo(a: EvalLocomoArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
                 })
                 .unwrap_or(0.0);
             let gib = resp.explain.as_ref().and_then(|e| e.gibberish).is_some();
+            if let Some(w) = misses.as_mut() {
+                let top3 = resp.ranked_ids.iter().take(3).any(|id| gold.contains(id));
+                let supported = resp.tier == crate::recall::tiers::AnswerTier::Supported;
+                let miss = if q.category == 5 { supported } else { top3 && !supported };
+                if miss {
+                    use std::io::Write;
+                    let text = |id: &i64| store.engine.get(*id).ok().flatten().map(|m| m.text);
+                    let rec = serde_json::json!({
+                        "conversation": conv.sample_id,
+                        "category": q.category,
+                        "question": q.question,
+                        "tier": resp.tier,
+                        "gold": gold.iter().map(|id| serde_json::json!({"id": id, "text": text(id)})).collect::<Vec<_>>(),
+                        "top": resp.ranked_ids.iter().take(3).map(|id| serde_json::json!({"id": id, "text": text(id)})).collect::<Vec<_>>(),
+                        "support": resp.explain.as_ref().map(|e| e.support.iter().take(5).collect::<Vec<_>>()),
+                    });
+                    writeln!(w, "{rec}").map_err(|e| Error::io("writing the misses", e))?;
+                }
+            }
             outcomes.push(QuestionOutcome {
                 conversation: conv.sample_id.clone(),
                 question: q.question.clone(),
