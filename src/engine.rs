@@ -476,6 +476,11 @@ impl Engine {
 
     // ---- index maintenance --------------------------------------------------------------
 
+    /// The change-log seq this engine's indexes have applied: what a recall here can see.
+    pub fn seen_generation(&self) -> i64 {
+        self.seen_seq.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
     /// Catch up with writes made by other processes (an import, a cold-path remember) since
     /// this engine last looked: cheap when nothing changed (one query). Returns whether
     /// anything was applied. When another process holds the lease, it tries again next time.
@@ -554,14 +559,16 @@ impl Engine {
         let Some(last) = changes.last().map(|c| c.seq) else {
             return Ok(());
         };
-        let mut vectors = self
-            .vectors
-            .write()
-            .map_err(|_| Error::Vector("lock poisoned".into()))?;
+        // Lock order, everywhere: store → bm25 → meta → vectors. The recall producers hold
+        // meta while they read the vectors; the other order deadlocks a warm worker.
         let mut meta = self
             .meta
             .write()
             .map_err(|_| Error::Other("meta lock poisoned".into()))?;
+        let mut vectors = self
+            .vectors
+            .write()
+            .map_err(|_| Error::Vector("lock poisoned".into()))?;
         let model = self.embedder.as_ref().map(|e| e.id().to_string());
         for c in &changes {
             match c.op {

@@ -116,9 +116,16 @@ pub fn serve(front: Front, addr: &str, allow_remote: bool) -> Result<()> {
         }
         let (front, token, in_flight) = (front.clone(), token.clone(), in_flight.clone());
         std::thread::spawn(move || {
+            // Counted down even if answering panics, so the slots never leak.
+            struct Done(Arc<AtomicUsize>);
+            impl Drop for Done {
+                fn drop(&mut self) {
+                    self.0.fetch_sub(1, Ordering::SeqCst);
+                }
+            }
+            let _done = Done(in_flight);
             let (status, body, retry) = answer(&front, &token, &req);
             let _ = req.respond(json_response(status, &body, retry));
-            in_flight.fetch_sub(1, Ordering::SeqCst);
         });
     }
     Ok(())

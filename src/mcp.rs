@@ -46,8 +46,8 @@ pub fn serve(front: Front) -> Result<()> {
         let line = match read_message(&mut input) {
             Ok(None) => return Ok(()),
             Ok(Some(Ok(l))) => l,
-            Ok(Some(Err(too_big))) => {
-                write(&stdout, &error(Value::Null, INVALID_REQUEST, &too_big))?;
+            Ok(Some(Err((code, why)))) => {
+                write(&stdout, &error(Value::Null, code, &why))?;
                 continue;
             }
             Err(e) => return Err(Error::io("reading the MCP client", e)),
@@ -61,11 +61,11 @@ pub fn serve(front: Front) -> Result<()> {
     }
 }
 
-/// One line, or an error text when it is larger than [`MAX_MESSAGE`] (the rest of that
-/// line is read and thrown away). None at the end of input.
-fn read_message(
-    r: &mut impl BufRead,
-) -> std::io::Result<Option<std::result::Result<String, String>>> {
+/// One line, or a JSON-RPC error (code, text) when it is larger than [`MAX_MESSAGE`] (the
+/// rest of that line is read and thrown away) or not UTF-8. None at the end of input.
+type Message = std::result::Result<String, (i64, String)>;
+
+fn read_message(r: &mut impl BufRead) -> std::io::Result<Option<Message>> {
     let mut buf = Vec::new();
     let mut too_big = false;
     loop {
@@ -93,13 +93,17 @@ fn read_message(
         }
     }
     if too_big {
-        return Ok(Some(Err(format!(
-            "message larger than {MAX_MESSAGE} bytes"
+        return Ok(Some(Err((
+            INVALID_REQUEST,
+            format!("message larger than {MAX_MESSAGE} bytes"),
         ))));
     }
-    Ok(Some(
-        String::from_utf8(buf).map_err(|_| "message is not valid UTF-8".to_string()),
-    ))
+    Ok(Some(String::from_utf8(buf).map_err(|_| {
+        (
+            PARSE_ERROR,
+            "parse error: the message is not valid UTF-8".into(),
+        )
+    })))
 }
 
 fn write(stdout: &std::io::Stdout, v: &Value) -> Result<()> {
@@ -151,6 +155,16 @@ pub fn handle_line(front: &Front, line: &str) -> Option<Value> {
         ));
     }
     let params = msg.get("params").cloned().unwrap_or(Value::Null);
+    if id
+        .as_ref()
+        .is_some_and(|i| !(i.is_string() || i.is_i64() || i.is_u64()))
+    {
+        return Some(error(
+            Value::Null,
+            INVALID_REQUEST,
+            "id must be a string or an integer",
+        ));
+    }
     let Some(id) = id else {
         // Notifications (initialized, cancelled, …) need no answer.
         return None;

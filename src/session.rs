@@ -11,8 +11,9 @@ use crate::Result;
 use crate::engine::Engine;
 use crate::memory::{Kind, Memory, Source};
 use crate::recall::RecallResponse;
+use crate::recall::filters::Filters;
 use crate::recall::tiers::Tier;
-use crate::store::ListFilter;
+use crate::store::MetaRow;
 use serde::{Deserialize, Serialize};
 
 /// Where the block goes, which sets its token budget.
@@ -85,7 +86,7 @@ pub struct ContextBlock {
     pub text: String,
 }
 
-/// Memories considered for a session block (newest first, before the budget cuts).
+/// Memories considered for a session block (pinned, then newest, before the budget cuts).
 const CANDIDATES: usize = 200;
 
 fn eligible(m: &Memory) -> bool {
@@ -97,23 +98,29 @@ fn eligible(m: &Memory) -> bool {
 }
 
 /// The session-start block: pinned first, then the newest memories, within the budget.
+/// Candidates come from every memory visible to the caller (its own profile; shared and
+/// global ones when asked), so an old pinned memory is never crowded out by newer rows.
 pub fn session_context(engine: &Engine, req: &SessionRequest) -> Result<ContextBlock> {
-    let mut rows = Vec::new();
-    for profile in visible_profiles(req) {
-        rows.extend(engine.list(&ListFilter {
-            profile: Some(profile),
-            limit: Some(CANDIDATES),
-            newest_first: true,
-            ..Default::default()
-        })?);
-    }
-    rows.retain(|m| {
-        eligible(m)
-            && (m.scope == crate::memory::Scope::Personal
-                || (m.scope == crate::memory::Scope::Shared && req.include_shared)
-                || (m.scope == crate::memory::Scope::Global && req.include_global))
-    });
-    rows.sort_by(|a, b| b.pinned.cmp(&a.pinned).then(b.event_at.cmp(&a.event_at)));
+    let filters = Filters {
+        profile: req.profile.clone(),
+        include_shared: req.include_shared,
+        include_global: req.include_global,
+        ..Default::default()
+    };
+    let mut picked: Vec<(bool, i64, i64)> = engine.with_meta(|meta| {
+        meta.values()
+            .filter(|m| filters.visible(m) && eligible_meta(m))
+            .map(|m| (m.pinned, m.event_at, m.id))
+            .collect()
+    })?;
+    picked.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(b.2.cmp(&a.2)));
+    picked.truncate(CANDIDATES);
+    let ids: Vec<i64> = picked.iter().map(|p| p.2).collect();
+    let mut rows = engine.get_many(&ids)?;
+    rows.retain(eligible);
+    let order: std::collections::HashMap<i64, usize> =
+        ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
+    rows.sort_by_key(|m| order.get(&m.id).copied().unwrap_or(usize::MAX));
     let budget = req.max_tokens.unwrap_or(req.mode.budget());
     let header = format!(
         "# {} memory: {} (newest first{})",
@@ -134,10 +141,12 @@ pub fn session_context(engine: &Engine, req: &SessionRequest) -> Result<ContextB
     Ok(block)
 }
 
-/// The profiles a session block reads: the caller's own; shared and global memories live
-/// in any profile and join by scope.
-fn visible_profiles(req: &SessionRequest) -> Vec<String> {
-    vec![req.profile.clone()]
+fn eligible_meta(m: &MetaRow) -> bool {
+    !m.bookkeeping
+        && !m.superseded
+        && m.kind != Kind::Prompt
+        && m.kind != Kind::Bookkeeping
+        && m.source != Source::CapturedPrompt
 }
 
 /// One memory as one line: kind, date, id and its text with line breaks folded.

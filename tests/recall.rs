@@ -653,7 +653,10 @@ fn a_repeated_word_or_a_two_letter_name_is_not_nonsense() {
         "Maria: Guess what - I got a puppy two weeks ago! Her name's Coco and she's adorable.",
         &[],
     );
-    let v = env.recall("What game did Nate play at the game convention?", &["--explain"]);
+    let v = env.recall(
+        "What game did Nate play at the game convention?",
+        &["--explain"],
+    );
     assert_eq!(v["tier"], "supported", "{v}");
     let v = env.recall("When did Maria get Coco?", &["--explain"]);
     assert_eq!(v["tier"], "supported", "{v}");

@@ -91,3 +91,29 @@ fn the_cold_path_counts_with_the_same_tokenizer() {
     assert_eq!(warm["tokens_used"], cold["tokens_used"], "{warm}\n{cold}");
     assert_eq!(warm["memory_ids"], cold["memory_ids"]);
 }
+
+#[test]
+fn an_old_pinned_memory_is_not_crowded_out_by_many_newer_ones() {
+    let env = Env::new();
+    env.remember(
+        "Always deploy from the release branch",
+        &["--pin", "--at", "2020-01-01"],
+    );
+    let mut import = String::new();
+    for i in 0..260 {
+        import.push_str(&serde_json::json!({ "text": format!("note {i} about the weekly sync"), "event_at": "2023-05-01" }).to_string());
+        import.push('\n');
+    }
+    let out = env.run_stdin(&["import", "-"], import.as_bytes());
+    assert_eq!(code(&out), 0);
+    for i in 0..5 {
+        env.remember(
+            &format!("please summarise thread {i}"),
+            &["--kind", "prompt"],
+        );
+    }
+    let v = env.json(&["session-context"]);
+    let first = v["text"].as_str().unwrap().lines().nth(1).unwrap_or("");
+    assert!(first.contains("release branch"), "{v}");
+    assert!(!v["text"].as_str().unwrap().contains("please summarise"));
+}

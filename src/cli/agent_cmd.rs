@@ -38,8 +38,9 @@ pub fn session_context(a: SessionContextArgs, g: &GlobalArgs, style: Style) -> R
     forward(Op::SessionContext { req }, g, style, None)
 }
 
-/// `slm hook recall`: never holds up typing. Whatever happens (out of time, worker down,
-/// bad input) it exits 0, adds nothing, and says why on standard error only.
+/// `slm hook recall`: never holds up typing. Whatever happens at run time (out of time,
+/// worker down, an empty or unreadable prompt) it exits 0, adds nothing, and says why on
+/// standard error only; a mistyped flag is still a usage error (exit 2).
 pub fn hook_recall(a: HookRecallArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
     if !(a.budget_s.is_finite() && a.budget_s > 0.0) {
         return Err(Error::Usage(format!(
@@ -51,6 +52,9 @@ pub fn hook_recall(a: HookRecallArgs, g: &GlobalArgs, style: Style) -> Result<i3
     // The hard limit covers everything, process start and a cold engine included.
     std::thread::spawn(move || {
         std::thread::sleep(Duration::from_secs_f64(budget));
+        if super::OUTPUT_STARTED.load(std::sync::atomic::Ordering::SeqCst) {
+            return; // the answer is being printed; it ends in a moment, whole
+        }
         eprintln!("slm hook: out of time after {budget} s; nothing added");
         std::process::exit(0);
     });

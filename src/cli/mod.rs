@@ -143,6 +143,11 @@ pub fn completion(shell: clap_complete::Shell) -> Vec<u8> {
     out
 }
 
+/// Set once output has started, so a hook's hard limit never cuts an answer in half: past
+/// this point the answer is printed whole (it is already computed) and the process ends.
+pub(crate) static OUTPUT_STARTED: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
 /// Print human text or the JSON envelope; maps a closed pipe to a quiet exit.
 pub(crate) fn emit(
     style: Style,
@@ -150,6 +155,7 @@ pub(crate) fn emit(
     json: serde_json::Value,
     human: impl FnOnce() -> String,
 ) -> Result<()> {
+    OUTPUT_STARTED.store(true, std::sync::atomic::Ordering::SeqCst);
     let r = if style.json {
         output::print_json(&output::envelope(command, json))
     } else {

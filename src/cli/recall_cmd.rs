@@ -24,9 +24,10 @@ pub fn resolve(a: &RecallArgs, g: &GlobalArgs) -> Result<RecallRequest> {
         ));
     }
     if let Some(b) = a.budget_s {
-        if !(b.is_finite() && b > 0.0) {
+        if !(b.is_finite() && b > 0.0 && b <= crate::recall::budget::MAX_BUDGET_S) {
             return Err(Error::Usage(format!(
-                "--budget-s {b}: expected a positive number of seconds"
+                "--budget-s {b}: expected a positive number of seconds, at most {}",
+                crate::recall::budget::MAX_BUDGET_S
             )));
         }
     }

@@ -169,7 +169,8 @@ fn run_locomo(a: EvalLocomoArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
     let total_q: usize = convs.iter().map(|c| c.questions.len()).sum();
     let mut misses = match &a.misses {
         Some(p) => Some(std::io::BufWriter::new(
-            std::fs::File::create(p).map_err(|e| Error::io(format!("creating {}", p.display()), e))?,
+            std::fs::File::create(p)
+                .map_err(|e| Error::io(format!("creating {}", p.display()), e))?,
         )),
         None => None,
     };
@@ -218,7 +219,11 @@ fn run_locomo(a: EvalLocomoArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
             if let Some(w) = misses.as_mut() {
                 let top3 = resp.ranked_ids.iter().take(3).any(|id| gold.contains(id));
                 let supported = resp.tier == crate::recall::tiers::AnswerTier::Supported;
-                let miss = if q.category == 5 { supported } else { top3 && !supported };
+                let miss = if q.category == 5 {
+                    supported
+                } else {
+                    top3 && !supported
+                };
                 if miss {
                     use std::io::Write;
                     let text = |id: &i64| store.engine.get(*id).ok().flatten().map(|m| m.text);

@@ -22,6 +22,10 @@ use std::time::{Duration, Instant};
 /// it (the spec: "after about a second").
 pub const HEDGE_AFTER: Duration = Duration::from_secs(1);
 
+/// The longest budget accepted. A budget is for callers that must not wait; ten minutes is
+/// far past any of them, and it keeps deadline arithmetic finite.
+pub const MAX_BUDGET_S: f64 = 600.0;
+
 /// What answered within the budget.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]

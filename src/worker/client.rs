@@ -110,6 +110,12 @@ pub fn execute(
                         served_by: ServedBy::Worker,
                     }),
                     WorkerBody::Error { error } => Err(Error::Remote(error)),
+                    WorkerBody::ShuttingDown => {
+                        // It was leaving and ran nothing: answer here, start a new one.
+                        wait_gone(&files, Duration::from_secs(30));
+                        start(paths, &files, true)?;
+                        in_process(paths, req, ServedBy::Cold)
+                    }
                     other => Err(Error::Other(format!(
                         "the worker answered out of turn: {other:?}"
                     ))),

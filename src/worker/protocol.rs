@@ -15,8 +15,9 @@ use std::io::{BufRead, Read, Write};
 
 /// Bumped whenever a frame's shape changes incompatibly.
 pub const PROTOCOL: u32 = 1;
-/// The largest frame either side accepts: a memory is at most `MAX_TEXT_BYTES` (1 MiB) and
-/// JSON escaping can grow text up to 6×; 8 MiB covers a depth-2 recall with room to spare.
+/// The largest frame either side accepts. A memory is at most `MAX_TEXT_BYTES` (32 KiB) and
+/// JSON escaping can grow text up to 6×; 8 MiB covers a depth-2 recall or a long listing with
+/// room to spare. A reply that would be larger is sent as an error saying so.
 pub const MAX_FRAME: usize = 8 << 20;
 
 pub fn version() -> String {

@@ -132,7 +132,7 @@ impl Questions {
 
     /// Answer the question `key` (its resolved request, clock left out): from a fresh cached
     /// answer, by joining an identical run in flight, or by running `run` in a free slot.
-    /// `generation` reads the store generation (cheap).
+    /// `generation` reads what the engine can see (the change-log seq it has applied).
     pub fn ask(
         &self,
         key: String,
@@ -144,17 +144,19 @@ impl Questions {
             self.reused.fetch_add(1, Ordering::SeqCst);
             return Ok(r);
         }
-        // Join an identical question in flight, or lead one.
+        // Join an identical question in flight, or lead one. Only a run that started at this
+        // generation may be joined: one from before a write would answer from before it.
+        let flight_key = format!("{gen_now}\u{1f}{key}");
         let (flight, leader) = {
             let mut fl = self.flights.lock().map_err(poisoned)?;
-            match fl.get(&key) {
+            match fl.get(&flight_key) {
                 Some(f) => (f.clone(), false),
                 None => {
                     let f = Arc::new(Flight {
                         done: Mutex::new(None),
                         cv: Condvar::new(),
                     });
-                    fl.insert(key.clone(), f.clone());
+                    fl.insert(flight_key.clone(), f.clone());
                     (f, true)
                 }
             }
@@ -169,7 +171,7 @@ impl Questions {
         }
         let outcome = self.run_in_slot(&key, gen_now, run);
         if let Ok(mut fl) = self.flights.lock() {
-            fl.remove(&key);
+            fl.remove(&flight_key);
         }
         let shared: Outcome = match &outcome {
             Ok(r) => Ok(r.clone()),
@@ -330,6 +332,37 @@ mod tests {
         q.invalidate();
         ask(8);
         assert_eq!(runs.load(Ordering::SeqCst), 3, "a write through the worker");
+    }
+
+    #[test]
+    fn a_question_after_a_write_never_joins_a_run_from_before_it() {
+        let q = Arc::new(Questions::new(2, Duration::from_secs(5)));
+        let runs = Arc::new(AtomicUsize::new(0));
+        let (q2, runs2) = (q.clone(), runs.clone());
+        let before = std::thread::spawn(move || {
+            q2.ask(
+                "same".into(),
+                || 1,
+                || {
+                    std::thread::sleep(Duration::from_millis(400));
+                    Ok(reply(runs2.fetch_add(1, Ordering::SeqCst)))
+                },
+            )
+        });
+        std::thread::sleep(Duration::from_millis(100));
+        // A write moved the generation on while the first run was in flight.
+        let after = q.ask(
+            "same".into(),
+            || 2,
+            || Ok(reply(runs.fetch_add(1, Ordering::SeqCst))),
+        );
+        before.join().unwrap().unwrap();
+        assert!(after.is_ok());
+        assert_eq!(
+            runs.load(Ordering::SeqCst),
+            2,
+            "the later question ran on its own"
+        );
     }
 
     #[test]

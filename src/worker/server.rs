@@ -68,6 +68,16 @@ struct Worker {
     connections: AtomicUsize,
     idle: Duration,
     stopping: AtomicBool,
+    /// Requests being answered (a shutdown waits for them).
+    active: AtomicUsize,
+}
+
+/// Decrements a counter when dropped, so a panicking thread cannot leak its count.
+struct Count<'a>(&'a AtomicUsize);
+impl Drop for Count<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl Worker {
@@ -160,6 +170,7 @@ pub fn run(paths: Paths) -> Result<()> {
         connections: AtomicUsize::new(0),
         idle,
         stopping: AtomicBool::new(false),
+        active: AtomicUsize::new(0),
     });
     {
         let w = w.clone();
@@ -193,8 +204,8 @@ pub fn run(paths: Paths) -> Result<()> {
         }
         let w = w.clone();
         std::thread::spawn(move || {
+            let _counted = Count(&w.connections);
             serve(&w, conn);
-            w.connections.fetch_sub(1, Ordering::SeqCst);
         });
     }
     Ok(())
@@ -214,7 +225,23 @@ pub(crate) fn name(files: &WorkerFiles) -> Result<interprocess::local_socket::Na
 
 fn send(conn: &Stream, body: WorkerBody) -> std::io::Result<()> {
     let mut w = conn;
-    protocol::write_frame(&mut w, &WorkerFrame::new(body))
+    let frame = WorkerFrame::new(body);
+    let bytes = serde_json::to_vec(&frame).map_err(std::io::Error::other)?;
+    if bytes.len() >= protocol::MAX_FRAME {
+        // The client would refuse it and think the worker died: say what happened instead.
+        let e = Error::Usage(format!(
+            "the answer is {} bytes, more than the {} a reply may carry; ask for less (--limit, --depth 0, --max-tokens)",
+            bytes.len(),
+            protocol::MAX_FRAME
+        ));
+        return protocol::write_frame(
+            &mut w,
+            &WorkerFrame::new(WorkerBody::Error {
+                error: RemoteError::from(&e),
+            }),
+        );
+    }
+    protocol::write_frame(&mut w, &frame)
 }
 
 fn reply_error(conn: &Stream, e: &Error) -> std::io::Result<()> {
@@ -262,9 +289,23 @@ fn serve(w: &Arc<Worker>, conn: Stream) {
             shutdown(w);
         }
         ClientBody::Request { request } => {
+            // Counted before the check, so a shutdown that starts now waits for this one.
+            w.active.fetch_add(1, Ordering::SeqCst);
+            let _active = Count(&w.active);
+            if w.stopping.load(Ordering::SeqCst) {
+                // Nothing was run: the client answers in-process and starts a new worker.
+                let _ = send(&conn, WorkerBody::ShuttingDown);
+                return;
+            }
             // Only requests keep the worker warm; a status ping does not.
             w.touch();
-            let result = handle(w, request);
+            let result =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handle(w, request)))
+                    .unwrap_or_else(|_| {
+                        Err(Error::Other(
+                            "the worker failed on this request (a bug); see its log".into(),
+                        ))
+                    });
             w.touch();
             let body = match result {
                 Ok(reply) => WorkerBody::Reply { reply },
@@ -292,7 +333,7 @@ fn handle(w: &Arc<Worker>, request: Request) -> Result<crate::service::Reply> {
             let key = question_key(&request);
             w.questions.ask(
                 key,
-                || engine.generation().unwrap_or(-1),
+                || engine.seen_generation(),
                 || service::execute(engine, &request),
             )
         }
@@ -300,7 +341,7 @@ fn handle(w: &Arc<Worker>, request: Request) -> Result<crate::service::Reply> {
             let key = question_key(&request);
             w.questions.ask(
                 key,
-                || engine.generation().unwrap_or(-1),
+                || engine.seen_generation(),
                 || service::execute(engine, &request),
             )
         }
@@ -324,9 +365,10 @@ fn shutdown(w: &Arc<Worker>) {
     }
     let w = w.clone();
     std::thread::spawn(move || {
-        // Let answers being written finish (bounded), then leave.
+        // New requests are refused from now on; let the ones being answered finish
+        // (bounded), then leave.
         let t = Instant::now();
-        while w.connections.load(Ordering::SeqCst) > 1 && t.elapsed() < Duration::from_secs(10) {
+        while w.active.load(Ordering::SeqCst) > 0 && t.elapsed() < Duration::from_secs(30) {
             std::thread::sleep(Duration::from_millis(20));
         }
         let _ = std::fs::remove_file(&w.files.socket);
@@ -359,9 +401,7 @@ fn background(w: &Arc<Worker>) {
         }
         // Writes by other processes (an import) are applied here, so the next question
         // does not pay for them.
-        if let Ok(true) = w.engine.catch_up() {
-            w.questions.invalidate();
-        }
+        let _ = w.engine.catch_up();
         match w.engine.maintain(BACKGROUND_BATCH) {
             Ok(0) => {}
             Ok(n) => {
