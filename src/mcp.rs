@@ -333,7 +333,6 @@ pub fn tools() -> Vec<Value> {
             "inputSchema": { "type": "object", "properties": {
                 "mode": { "type": "string", "enum": ["start", "compact", "resource", "hook"], "default": "start", "description": "start: 1500 tokens; compact (after your context was compacted): 500." },
                 "max_tokens": { "type": "integer", "minimum": 1 },
-                "session_id": { "type": "string" },
                 "include_shared": { "type": "boolean", "default": false },
                 "include_global": { "type": "boolean", "default": false }
             }, "additionalProperties": false },
