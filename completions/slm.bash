@@ -697,7 +697,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__eval__subcmd__locomo)
-            opts="-h -V --conversations --audit --k --baseline --markdown --json --color --profile --no-worker --help --version"
+            opts="-h -V --conversations --audit --k --baseline --markdown --misses --json --color --profile --no-worker --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -720,6 +720,10 @@ _slm() {
                     return 0
                     ;;
                 --markdown)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --misses)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

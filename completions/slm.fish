@@ -316,6 +316,7 @@ complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l k -d 'Cut-offs for R@k and hit@k' -r
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l baseline -d 'Also run a simple baseline on the same data: bm25 or dense' -r
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l markdown -d 'Write a Markdown report here too' -r -F
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l misses -d 'Write the support check\'s misses here as JSON Lines (answerable questions with evidence in the top 3 that were not supported; adversarial ones that were), with every scored memory\'s signals, for studying the check by kind of question' -r -F
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
