@@ -104,26 +104,9 @@ impl Front {
             }
             "remember" => {
                 let content = req_str(args, "content")?;
-                let kind = opt_str(args, "kind")?
-                    .map(|k| {
-                        crate::memory::Kind::parse(&k).ok_or_else(|| {
-                            Error::Usage(format!(
-                                "kind {k:?}: expected one of {}",
-                                crate::memory::Kind::names()
-                            ))
-                        })
-                    })
-                    .transpose()?;
-                let scope = opt_str(args, "scope")?
-                    .map(|s| {
-                        crate::memory::Scope::parse(&s).ok_or_else(|| {
-                            Error::Usage(format!(
-                                "scope {s:?}: expected one of {}",
-                                crate::memory::Scope::names()
-                            ))
-                        })
-                    })
-                    .transpose()?;
+                // The CLI's own parsers: one list of kinds and scopes, one wording.
+                let kind = crate::cli::parse_kind(&opt_str(args, "kind")?)?;
+                let scope = crate::cli::parse_scope(&opt_str(args, "scope")?)?;
                 let tags = match args.get("tags") {
                     None | Some(Value::Null) => Vec::new(),
                     Some(Value::Array(a)) => a
