@@ -52,6 +52,10 @@ fn first_call_spawns_then_the_warm_worker_answers_and_is_reused() {
     let first = env.json(&["remember", "We chose Postgres for the analytics warehouse"]);
     assert_eq!(served_by(&first), "cold", "{first}");
     let p1 = wait_running(&env);
+    let restarted = env.json(&["worker", "restart"]);
+    let p1b = restarted["status"]["pid"].as_i64().unwrap();
+    assert_ne!(p1b, p1, "restart starts a new worker: {restarted}");
+    let p1 = p1b;
     let r = env.recall("Which database did we choose for analytics?", &[]);
     assert_eq!(served_by(&r), "worker", "{r}");
     assert_eq!(r["tier"], "supported", "the warm worker has the model: {r}");
@@ -306,6 +310,14 @@ fn the_hook_answers_from_keywords_when_the_full_search_is_slow_and_adds_nothing_
     let _stop = StopWorker(&env);
     common::start_worker(&env, &[]);
     env.remember("The flaky test is quarantined in ci/quarantine.txt", &[]);
+    // A recall with a budget: the same race, labelled, as JSON for scripts.
+    let r = env.recall("where is the flaky test quarantined?", &["--budget-s", "2"]);
+    assert_eq!(r["budget"]["answered_by"], "keyword", "{r}");
+    assert_eq!(r["warming_up"], true, "keyword answers are labelled: {r}");
+    assert!(
+        r["results"].as_array().is_some_and(|a| !a.is_empty()),
+        "{r}"
+    );
     let v = env.json(&[
         "hook",
         "recall",
