@@ -109,6 +109,16 @@ impl Questions {
         self.running.load(Ordering::SeqCst)
     }
 
+    /// Background work steps aside: wait while a question runs, but never longer than `max`
+    /// (the spec: twenty seconds). Returns how long it waited.
+    pub fn step_aside(&self, max: Duration) -> Duration {
+        let t = Instant::now();
+        while self.running() > 0 && t.elapsed() < max {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        t.elapsed()
+    }
+
     pub fn stats(&self) -> QuestionStats {
         QuestionStats {
             slots: self.slots,
@@ -363,6 +373,37 @@ mod tests {
             2,
             "the later question ran on its own"
         );
+    }
+
+    #[test]
+    fn background_work_steps_aside_for_a_question_but_not_forever() {
+        let q = Arc::new(Questions::new(1, Duration::from_secs(1)));
+        assert!(
+            q.step_aside(Duration::from_secs(5)) < Duration::from_millis(100),
+            "no question: no wait"
+        );
+        let q2 = q.clone();
+        let asked = std::thread::spawn(move || {
+            q2.ask(
+                "slow".into(),
+                || 1,
+                || {
+                    std::thread::sleep(Duration::from_millis(800));
+                    Ok(reply(0))
+                },
+            )
+        });
+        std::thread::sleep(Duration::from_millis(100));
+        // Bounded: it gives up waiting at its limit even though the question still runs.
+        let waited = q.step_aside(Duration::from_millis(200));
+        assert!(
+            waited >= Duration::from_millis(200) && q.running() == 1,
+            "{waited:?}"
+        );
+        // Unbounded enough: it waits for the question to finish.
+        q.step_aside(Duration::from_secs(10));
+        assert_eq!(q.running(), 0);
+        asked.join().unwrap().unwrap();
     }
 
     #[test]

@@ -395,10 +395,7 @@ fn background(w: &Arc<Worker>) {
         if w.stopping.load(Ordering::SeqCst) {
             return;
         }
-        let asked = Instant::now();
-        while w.questions.running() > 0 && asked.elapsed() < STEP_ASIDE_MAX {
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        w.questions.step_aside(STEP_ASIDE_MAX);
         // Writes by other processes (an import) are applied here, so the next question
         // does not pay for them.
         let _ = w.engine.catch_up();
