@@ -147,13 +147,7 @@ fn http_recall_needs_the_token_validates_parameters_and_says_busy() {
     env.remember("We chose Postgres for the analytics warehouse", &[]);
     let port = free_port();
     let addr = format!("127.0.0.1:{port}");
-    let _server = Server(
-        env.cmd(&["serve", "--http", &addr])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let _server = Server(env.spawn(&["serve", "--http", &addr]));
     let token = String::from_utf8(env.run(&["serve", "--http", &addr, "--print-token"]).stdout)
         .unwrap()
         .trim()
@@ -206,12 +200,7 @@ fn http_recall_needs_the_token_validates_parameters_and_says_busy() {
     assert_eq!(s, 200, "{v}");
     assert_eq!(v["tier"], "supported", "{v}");
     // Busy: the only slot is held by a slow question from another process.
-    let slow = env
-        .cmd(&["recall", "When do the nightly backups run?"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let slow = env.spawn(&["recall", "When do the nightly backups run?"]);
     std::thread::sleep(Duration::from_millis(800));
     let (s, v, head) = curl(&[
         "-H",

@@ -60,6 +60,16 @@ impl Env {
             .expect("slm runs")
     }
 
+    /// Start slm in the background, output captured (`wait_with_output` collects it).
+    pub fn spawn(&self, args: &[&str]) -> std::process::Child {
+        self.cmd(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("slm starts")
+    }
+
     pub fn run_stdin(&self, args: &[&str], input: &[u8]) -> Output {
         let mut child = self
             .cmd(args)

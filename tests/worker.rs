@@ -7,7 +7,6 @@ mod common;
 
 use common::{Env, StopWorker, code, stderr, worker_env};
 use serde_json::Value;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 fn status(env: &Env) -> Value {
@@ -130,16 +129,11 @@ fn a_stale_socket_is_replaced_and_kill_9_mid_recall_is_reported() {
     let _stop = StopWorker(&env);
     env.remember("The staging database lives on port 5433", &[]);
     let p1 = wait_running(&env);
-    let child = env
-        .cmd(&[
-            "recall",
-            "Which port does the staging database use?",
-            "--json",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = env.spawn(&[
+        "recall",
+        "Which port does the staging database use?",
+        "--json",
+    ]);
     std::thread::sleep(Duration::from_millis(800));
     kill9(p1);
     let out = child.wait_with_output().unwrap();
@@ -182,12 +176,7 @@ fn a_write_whose_reply_is_lost_is_reported_and_not_replayed() {
         .open(env.path("write.lock"))
         .unwrap();
     lock.lock().unwrap();
-    let child = env
-        .cmd(&["remember", "A write that waits for the lease"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = env.spawn(&["remember", "A write that waits for the lease"]);
     std::thread::sleep(Duration::from_millis(700));
     kill9(p);
     let out = child.wait_with_output().unwrap();
@@ -231,12 +220,7 @@ fn every_slot_busy_answers_recall_busy_and_exit_75() {
     let _stop = StopWorker(&env);
     common::start_worker(&env, &[]);
     env.remember("Backups run nightly at two", &[]);
-    let slow = env
-        .cmd(&["recall", "When do backups run?"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let slow = env.spawn(&["recall", "When do backups run?"]);
     std::thread::sleep(Duration::from_millis(600));
     let busy = env.run(&["recall", "Who rotates the keys?"]);
     assert_eq!(code(&busy), 75, "{}", stderr(&busy));
@@ -263,13 +247,7 @@ fn identical_questions_share_a_run_and_a_write_drops_reused_answers() {
     env.remember("The office wifi password is on the fridge", &[]);
     let q = "Where is the office wifi password?";
     let kids: Vec<_> = (0..2)
-        .map(|_| {
-            env.cmd(&["recall", q, "--json"])
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
+        .map(|_| env.spawn(&["recall", q, "--json"]))
         .collect();
     let answers: Vec<Value> = kids
         .into_iter()
@@ -380,13 +358,7 @@ fn two_processes_writing_at_once_lose_nothing() {
             let mut args = vec!["remember".to_string(), format!("{tag} note number {i}")];
             args.extend(extra.iter().map(|s| s.to_string()));
             let a: Vec<&str> = args.iter().map(String::as_str).collect();
-            kids.push(
-                env.cmd(&a)
-                    .stdout(Stdio::piped())
-                    .stderr(Stdio::piped())
-                    .spawn()
-                    .unwrap(),
-            );
+            kids.push(env.spawn(&a));
         }
         kids
     };

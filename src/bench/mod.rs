@@ -125,6 +125,24 @@ fn dir_size_mb(p: &Path) -> f64 {
     walk(p) as f64 / 1_048_576.0
 }
 
+/// Run `job(0..n)` on `concurrency` threads, each taking the next index until none is left.
+pub(crate) fn each_concurrently(n: usize, concurrency: usize, job: impl Fn(usize) + Sync) {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..concurrency.max(1) {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    if i >= n {
+                        break;
+                    }
+                    job(i);
+                }
+            });
+        }
+    });
+}
+
 pub(crate) fn pct(v: &mut [f64], p: f64) -> f64 {
     if v.is_empty() {
         return 0.0;
@@ -269,27 +287,16 @@ fn recall(a: BenchRecallArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
     for &c in &a.concurrency {
         let c = c.max(1);
         let timings = std::sync::Mutex::new(Vec::new());
-        let next = std::sync::atomic::AtomicUsize::new(0);
         let wall = Instant::now();
-        std::thread::scope(|s| {
-            for _ in 0..c {
-                s.spawn(|| {
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                        if i >= questions.len() {
-                            break;
-                        }
-                        let t = Instant::now();
-                        if let Ok(r) = crate::recall::run(
-                            &engine,
-                            &crate::eval::request(&questions[i], now_ms, 10, false),
-                        ) {
-                            let mut tm = r.timing_ms.clone();
-                            tm.insert("end_to_end".into(), t.elapsed().as_secs_f64() * 1000.0);
-                            timings.lock().expect("lock").push(tm);
-                        }
-                    }
-                });
+        each_concurrently(questions.len(), c, |i| {
+            let t = Instant::now();
+            if let Ok(r) = crate::recall::run(
+                &engine,
+                &crate::eval::request(&questions[i], now_ms, 10, false),
+            ) {
+                let mut tm = r.timing_ms.clone();
+                tm.insert("end_to_end".into(), t.elapsed().as_secs_f64() * 1000.0);
+                timings.lock().expect("lock").push(tm);
             }
         });
         let wall_s = wall.elapsed().as_secs_f64();

@@ -7,7 +7,7 @@
 //! Each concurrency level asks its own slice of the questions, so no answer is reused from
 //! the worker's 8-second answer cache. The worker's RSS is read from /proc after the runs.
 
-use super::{bench_store, pct, status_mb_of};
+use super::{bench_store, each_concurrently, pct, status_mb_of};
 use crate::cli::args::BenchRecallArgs;
 use crate::eval::locomo;
 use crate::output::Style;
@@ -37,34 +37,23 @@ fn timed(
     jobs: &[Vec<String>],
     concurrency: usize,
 ) -> Result<Vec<f64>> {
-    let next = std::sync::atomic::AtomicUsize::new(0);
     let out = std::sync::Mutex::new(Vec::new());
     let failed = std::sync::Mutex::new(None);
-    std::thread::scope(|s| {
-        for _ in 0..concurrency.max(1) {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                    if i >= jobs.len() {
-                        break;
-                    }
-                    let t = Instant::now();
-                    let o = slm(exe, home, run).args(&jobs[i]).output();
-                    let ms = t.elapsed().as_secs_f64() * 1000.0;
-                    match o {
-                        Ok(o) if o.status.success() => out.lock().expect("lock").push(ms),
-                        Ok(o) => {
-                            *failed.lock().expect("lock") = Some(format!(
-                                "{:?} exited {:?}: {}",
-                                jobs[i],
-                                o.status.code(),
-                                String::from_utf8_lossy(&o.stderr)
-                            ))
-                        }
-                        Err(e) => *failed.lock().expect("lock") = Some(e.to_string()),
-                    }
-                }
-            });
+    each_concurrently(jobs.len(), concurrency, |i| {
+        let t = Instant::now();
+        let o = slm(exe, home, run).args(&jobs[i]).output();
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        match o {
+            Ok(o) if o.status.success() => out.lock().expect("lock").push(ms),
+            Ok(o) => {
+                *failed.lock().expect("lock") = Some(format!(
+                    "{:?} exited {:?}: {}",
+                    jobs[i],
+                    o.status.code(),
+                    String::from_utf8_lossy(&o.stderr)
+                ))
+            }
+            Err(e) => *failed.lock().expect("lock") = Some(e.to_string()),
         }
     });
     if let Some(f) = failed.into_inner().expect("lock") {
