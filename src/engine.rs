@@ -81,6 +81,21 @@ pub struct Remembered {
     pub bookkeeping: Option<String>,
     /// Milliseconds from the SQLite commit (the acknowledgement) to keyword-findable.
     pub keyword_ms: f64,
+    /// Set when the memory is saved but updating an index after the commit failed (a full
+    /// disk, say): the write stands, and the indexes catch up from the change log later.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// Test hook (debug builds only): fail index maintenance right after a write's commit, as a
+/// full disk does, to show that a committed write is still acknowledged.
+const FAIL_AFTER_COMMIT_ENV: &str = "SLM_TEST_FAIL_AFTER_COMMIT";
+
+fn injected_after_commit_failure() -> Result<()> {
+    if cfg!(debug_assertions) && std::env::var_os(FAIL_AFTER_COMMIT_ENV).is_some() {
+        return Err(Error::Bm25("database or disk is full (injected by the test hook)".into()));
+    }
+    Ok(())
 }
 
 pub struct Engine {
@@ -106,6 +121,8 @@ pub struct Engine {
     seen_seq: std::sync::atomic::AtomicI64,
     /// The model's tokenizer alone, for counting when the model is not loaded.
     counting_tokenizer: std::sync::OnceLock<Option<tokenizers::Tokenizer>>,
+    /// The store's identity; both indexes are stamped with it.
+    store_id: String,
 }
 
 impl Engine {
@@ -113,6 +130,7 @@ impl Engine {
         let settings = Settings::load(&paths.settings())?;
         let clock = Clock::from_env()?;
         let mut read_only = None;
+        crate::store::refuse_lost_store(&paths.store(), &paths.index_dir())?;
         let store = match Store::open(&paths.store()) {
             Ok(s) => s,
             Err(Error::ReadOnly(d)) if paths.store().exists() => {
@@ -122,6 +140,10 @@ impl Engine {
             }
             Err(e) => return Err(e),
         };
+        if read_only.is_none() {
+            crate::store::make_private(&paths.data, &paths.private_files());
+        }
+        let store_id = store.store_id()?;
         let (embedder, model_status) = match opts.model {
             ModelMode::Skip => (None, None),
             ModelMode::Load => match embed::load(&paths, &settings) {
@@ -136,7 +158,7 @@ impl Engine {
         } else {
             WriteLock::try_acquire(&paths.write_lock())?
         };
-        let (bm25, bm25_health) = open_bm25(&paths, &store, lease.is_some())?;
+        let (bm25, bm25_health) = open_bm25(&paths, &store, &store_id, lease.is_some())?;
         let seen = store.generation()?;
         let meta = store.all_meta()?.into_iter().map(|m| (m.id, m)).collect();
         let engine = Engine {
@@ -156,6 +178,7 @@ impl Engine {
             read_only,
             reranker: crate::recall::rerank::start(&settings_for_rerank, runtime_for_rerank),
             seen_seq: std::sync::atomic::AtomicI64::new(seen),
+            store_id,
             counting_tokenizer: std::sync::OnceLock::new(),
         };
         if engine.embedder.is_some() {
@@ -351,6 +374,7 @@ impl Engine {
                                 bk.map(str::to_string)
                             },
                             keyword_ms: 0.0,
+                            note: None,
                         })
                     })
                     .collect::<Result<Vec<_>>>()
@@ -358,12 +382,38 @@ impl Engine {
         };
         let committed = std::time::Instant::now();
         acked(&results);
+        // From here on the write is durable: a failure to update the indexes (a full disk)
+        // must not be reported as a failed write, or a caller would retry a saved memory.
+        // The indexes catch up from the change log on the next write or start.
+        if let Err(e) = self.index_after_write(&mut results, committed) {
+            let why = format!(
+                "saved, but updating the indexes failed ({e}); they catch up on the next write or start"
+            );
+            eprintln!("slm: {why}");
+            self.mark_stale(&why);
+            for r in &mut results {
+                r.note = Some(why.clone());
+            }
+        }
+        if let Ok(mut b) = self.bm25.write() {
+            b.close_writer();
+        }
+        Ok(results)
+    }
+
+    /// BM25, embeddings and the vector index for freshly committed memories.
+    fn index_after_write(
+        &self,
+        results: &mut [Remembered],
+        committed: std::time::Instant,
+    ) -> Result<()> {
+        injected_after_commit_failure()?;
         if let Ok(mut g) = self.baseline_sample.write() {
             *g = None;
         }
         self.apply_changes()?;
         let keyword_ms = committed.elapsed().as_secs_f64() * 1000.0;
-        for r in &mut results {
+        for r in results.iter_mut() {
             r.keyword_ms = keyword_ms;
         }
         if self.embedder.is_some() {
@@ -373,15 +423,20 @@ impl Engine {
                 .map(|r| r.id)
                 .collect();
             let done = self.embed_ids(&fresh)?;
-            for r in &mut results {
+            for r in results.iter_mut() {
                 r.embedded = r.existed || done.contains(&r.id);
             }
             self.save_vectors_if_due(false)?;
         }
-        if let Ok(mut b) = self.bm25.write() {
-            b.close_writer();
+        Ok(())
+    }
+
+    /// After a committed write whose index update failed: say so in `doctor` and recall's
+    /// channel status until the indexes have caught up.
+    fn mark_stale(&self, why: &str) {
+        if let Ok(mut h) = self.bm25_health.lock() {
+            *h = IndexHealth::Stale(why.to_string());
         }
-        Ok(results)
     }
 
     pub fn update(&self, id: i64, patch: MemoryPatch) -> Result<Memory> {
@@ -397,10 +452,20 @@ impl Engine {
             let mut store = self.store()?;
             store.write(|w| w.update(id, &patch, now, ents.as_deref(), bk))?;
         }
-        self.apply_changes()?;
-        if patch.text.is_some() && self.embedder.is_some() {
-            self.embed_ids(&[id])?;
-            self.save_vectors_if_due(false)?;
+        // Committed: an index failure from here on is reported, not returned (see remember).
+        let indexed = (|| -> Result<()> {
+            injected_after_commit_failure()?;
+            self.apply_changes()?;
+            if patch.text.is_some() && self.embedder.is_some() {
+                self.embed_ids(&[id])?;
+                self.save_vectors_if_due(false)?;
+            }
+            Ok(())
+        })();
+        if let Err(e) = indexed {
+            let why = format!("memory {id} was updated, but updating the indexes failed ({e})");
+            eprintln!("slm: {why}");
+            self.mark_stale(&why);
         }
         if let Ok(mut b) = self.bm25.write() {
             b.close_writer();
@@ -420,8 +485,16 @@ impl Engine {
                 Ok(ids.len())
             })?
         };
-        self.apply_changes()?;
-        self.save_vectors_if_due(false)?;
+        let indexed = (|| -> Result<()> {
+            injected_after_commit_failure()?;
+            self.apply_changes()?;
+            self.save_vectors_if_due(false)
+        })();
+        if let Err(e) = indexed {
+            let why = format!("deleted, but updating the indexes failed ({e})");
+            eprintln!("slm: {why}");
+            self.mark_stale(&why);
+        }
         if let Ok(mut b) = self.bm25.write() {
             b.close_writer();
         }
@@ -615,13 +688,15 @@ impl Engine {
         let Some(e) = &self.embedder else {
             return Ok(());
         };
+        let store = self.store()?;
         let (mut v, rebuilt) = Vectors::open(
             &self.paths.vectors(),
             &self.paths.vectors_meta(),
             e.id(),
             e.dim(),
+            &self.store_id,
+            store.generation()?,
         )?;
-        let store = self.store()?;
         let health = if let Some(why) = rebuilt {
             let n = store.count()? as u64;
             let pb = crate::progress::bar(n, "vectors");
@@ -831,10 +906,15 @@ impl Engine {
 }
 
 /// Open BM25, rebuilding or catching it up from the store when we hold the lease.
-fn open_bm25(paths: &Paths, store: &Store, have_lease: bool) -> Result<(Bm25, IndexHealth)> {
+fn open_bm25(
+    paths: &Paths,
+    store: &Store,
+    store_id: &str,
+    have_lease: bool,
+) -> Result<(Bm25, IndexHealth)> {
     if !have_lease {
         // Someone else is writing: read what is committed, never touch the files.
-        return match Bm25::open_reader(&paths.bm25_dir()) {
+        return match Bm25::open_reader(&paths.bm25_dir(), store_id) {
             Ok(b) => {
                 let behind = store
                     .changes_since(b.applied_seq())?
@@ -850,18 +930,15 @@ fn open_bm25(paths: &Paths, store: &Store, have_lease: bool) -> Result<(Bm25, In
                 };
                 Ok((b, h))
             }
-            Err(e) => {
-                let (b, _) = Bm25::open(
-                    &std::env::temp_dir().join(format!("slm-empty-bm25-{}", std::process::id())),
-                )?;
-                Ok((
-                    b,
-                    IndexHealth::Unavailable(format!("being rebuilt by another process ({e})")),
-                ))
-            }
+            Err(e) => Ok((
+                Bm25::in_memory()?,
+                IndexHealth::Unavailable(format!(
+                    "it cannot be read now and another process holds the writer lease ({e}); the next writer rebuilds it"
+                )),
+            )),
         };
     }
-    let (mut b, rebuilt) = Bm25::open(&paths.bm25_dir())?;
+    let (mut b, rebuilt) = Bm25::open(&paths.bm25_dir(), store_id, store.generation()?)?;
     let health = if let Some(why) = rebuilt {
         let n = store.count()? as u64;
         let gen_ = store.generation()?;

@@ -31,6 +31,11 @@ pub enum Error {
         found: i64,
         supported: i64,
     },
+    #[error(
+        "the store {} is {state}, but this data directory held a store before (its indexes are still here); slm will not start a new, empty store over it",
+        path.display()
+    )]
+    LostStore { path: PathBuf, state: &'static str },
     #[error("the data directory {0} is read-only, so nothing can be written")]
     ReadOnly(PathBuf),
     #[error("{message}")]
@@ -112,6 +117,7 @@ impl Error {
             Error::NotFound(_) => "NOT_FOUND",
             Error::NewerSchema { .. } => "NEWER_SCHEMA",
             Error::ReadOnly(_) => "READ_ONLY",
+            Error::LostStore { .. } => "STORE_MISSING",
             Error::Busy { .. } => "RECALL_BUSY",
             Error::Store(_) => "STORE",
             Error::Bm25(_) => "BM25_INDEX",
@@ -131,6 +137,11 @@ impl Error {
             Error::ReadOnly(_) => {
                 Some("make the directory writable or point SLM_HOME elsewhere".into())
             }
+            Error::LostStore { path, .. } => Some(format!(
+                "put {} back from a copy you trust (nothing was changed); to start over on purpose, move {} aside first",
+                path.display(),
+                path.parent().unwrap_or(path).display()
+            )),
             Error::Bm25(_) | Error::Vector(_) => {
                 Some("`slm reindex` rebuilds the indexes from the store".into())
             }

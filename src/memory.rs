@@ -130,3 +130,22 @@ pub fn validate_text(text: &str) -> crate::Result<()> {
     }
     Ok(())
 }
+
+/// The longest profile name accepted (a name, not a text).
+pub const MAX_PROFILE_BYTES: usize = 128;
+
+/// A profile name as given on the command line, in an import line or by an agent. Empty is
+/// refused rather than read as a profile named "" (which would switch profiles silently);
+/// an empty `SLM_PROFILE` is treated as unset before parsing (see `cli::run`).
+pub fn parse_profile(s: &str) -> Result<String, String> {
+    let t = s.trim();
+    if t.is_empty() {
+        return Err("a profile name cannot be empty (leave it out for the default profile)".into());
+    }
+    if t.len() > MAX_PROFILE_BYTES || t.chars().any(char::is_control) {
+        return Err(format!(
+            "a profile name is at most {MAX_PROFILE_BYTES} bytes without control characters"
+        ));
+    }
+    Ok(t.to_string())
+}

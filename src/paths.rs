@@ -62,6 +62,26 @@ impl Paths {
     pub fn write_lock(&self) -> PathBuf {
         self.data.join("write.lock")
     }
+    /// Files holding memory text or derived from it: private to the user (0600).
+    pub fn private_files(&self) -> Vec<PathBuf> {
+        let store = self.store();
+        let mut v = vec![
+            store.clone(),
+            store.with_file_name("store.db-wal"),
+            store.with_file_name("store.db-shm"),
+            self.index_dir(),
+            self.vectors(),
+            self.vectors_meta(),
+            self.settings(),
+            self.data.join("worker.log"),
+            self.data.join("worker.log.1"),
+        ];
+        if let Ok(d) = std::fs::read_dir(self.bm25_dir()) {
+            v.push(self.bm25_dir());
+            v.extend(d.flatten().map(|e| e.path()));
+        }
+        v
+    }
     pub fn settings(&self) -> PathBuf {
         self.data.join("settings.json")
     }
@@ -70,6 +90,15 @@ impl Paths {
     }
     pub fn default_runtime(&self) -> PathBuf {
         self.cache.join("runtime").join(DEFAULT_RUNTIME_FILE)
+    }
+}
+
+/// Files and directories slm creates are the user's alone (0600 files, 0700 directories):
+/// they hold memory text. Called first thing by the binary.
+pub fn private_umask() {
+    // SAFETY: umask only sets the process's file-creation mask; it cannot fail.
+    unsafe {
+        libc::umask(0o077);
     }
 }
 

@@ -26,8 +26,10 @@ pub struct GlobalArgs {
     /// When to use colour: auto means a terminal without NO_COLOR and without --json.
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
-    /// The profile to read and write (default: $SLM_PROFILE, else "default").
-    #[arg(long, global = true, env = "SLM_PROFILE", default_value = "default")]
+    /// The profile to read and write (default: $SLM_PROFILE, else "default"). An empty
+    /// --profile is an error; an empty SLM_PROFILE counts as unset.
+    #[arg(long, global = true, env = "SLM_PROFILE", default_value = "default",
+          value_parser = crate::memory::parse_profile)]
     pub profile: String,
     /// Answer in this process, without the warm worker (keyword-only until a worker has the
     /// model loaded; labelled warming). Same as SLM_WORKER=off.

@@ -17,6 +17,12 @@ use clap::{CommandFactory, Parser};
 
 /// Run slm with the process arguments; returns the exit code.
 pub fn run() -> i32 {
+    crate::paths::private_umask();
+    if std::env::var_os("SLM_PROFILE").is_some_and(|v| v.is_empty()) {
+        // SAFETY: nothing else runs yet (no threads started); an empty SLM_PROFILE means
+        // unset, as an empty SLM_HOME does, so it must not reach clap as a profile named "".
+        unsafe { std::env::remove_var("SLM_PROFILE") };
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

@@ -47,7 +47,8 @@ pub fn run(c: WorkerCommand, _g: &GlobalArgs, style: Style) -> Result<i32> {
 fn show(style: Style, command: &str, s: Option<&server::Status>, word: &str) -> Result<i32> {
     let body = match s {
         Some(s) => json!({ "running": true, "status": s }),
-        None => json!({ "running": false }),
+        None => json!({ "running": false,
+            "socket": client::socket_path(&Paths::from_env()).ok().map(|p| p.display().to_string()) }),
     };
     emit(style, command, body, || match s {
         None => "worker: not running (the next command starts it)".into(),

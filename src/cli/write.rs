@@ -62,6 +62,9 @@ pub(crate) fn human_remembered(r: &Remembered, style: Style) -> String {
     if let Some(b) = &r.bookkeeping {
         s.push_str(&style.dim(&format!(" (bookkeeping: {b}; kept out of answers)")));
     }
+    if let Some(n) = &r.note {
+        s.push_str(&style.dim(&format!("\n  note: {n}")));
+    }
     s
 }
 
@@ -179,7 +182,10 @@ fn parse_line(
         text: l.text,
         kind,
         source: Some(source.unwrap_or(Source::Import)),
-        profile: Some(l.profile.unwrap_or_else(|| g.profile.clone())),
+        profile: Some(match l.profile {
+            Some(p) => crate::memory::parse_profile(&p).map_err(|e| format!("profile: {e}"))?,
+            None => g.profile.clone(),
+        }),
         scope,
         session_id: l.session_id,
         speaker: l.speaker,

@@ -133,22 +133,34 @@ pub struct Bm25 {
 
 impl Bm25 {
     /// Open the index in `dir`, or create an empty one. Returns whether it had to be made
-    /// anew (and why), so the caller rebuilds it from the store.
-    pub fn open(dir: &Path) -> Result<(Bm25, Option<String>)> {
-        let (schema, fields) = schema();
+    /// anew (and why), so the caller rebuilds it from the store. An index that cannot be
+    /// opened whole (segment files missing or garbled), that another store made (its
+    /// `STORE` stamp differs from `store_id`), or that claims changes the store never had
+    /// (`applied_seq` past `generation`) is thrown away and made anew: it is derived data.
+    pub fn open(dir: &Path, store_id: &str, generation: i64) -> Result<(Bm25, Option<String>)> {
         let format_file = dir.join("FORMAT");
+        let store_file = dir.join("STORE");
         let existing = match std::fs::read_to_string(&format_file) {
-            Ok(f) if f.trim() == FORMAT => match Index::open_in_dir(dir) {
-                Ok(ix) if ix.schema() == schema => Ok(ix),
-                Ok(_) => Err("its schema differs".to_string()),
-                Err(e) => Err(format!("it could not be opened ({e})")),
-            },
+            Ok(f) if f.trim() == FORMAT => {
+                match std::fs::read_to_string(&store_file) {
+                    Ok(id) if id.trim() == store_id => match Self::open_existing(dir) {
+                        Ok(b) if b.applied_seq() <= generation => Ok(b),
+                        Ok(b) => Err(format!(
+                            "it reflects change {} but the store has only {generation}",
+                            b.applied_seq()
+                        )),
+                        Err(e) => Err(format!("it could not be opened ({e})")),
+                    },
+                    Ok(_) => Err("it was built for another store".to_string()),
+                    Err(_) => Err("its store stamp is missing".to_string()),
+                }
+            }
             Ok(_) => Err("it was made by another slm version".to_string()),
             Err(_) if !dir.exists() => Err("it did not exist".to_string()),
             Err(_) => Err("its format marker is missing".to_string()),
         };
-        let (index, rebuilt) = match existing {
-            Ok(ix) => (ix, None),
+        match existing {
+            Ok(b) => Ok((b, None)),
             Err(why) => {
                 if dir.exists() {
                     std::fs::remove_dir_all(dir)
@@ -156,37 +168,28 @@ impl Bm25 {
                 }
                 std::fs::create_dir_all(dir)
                     .map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
-                let ix = Index::create_in_dir(dir, schema)?;
+                let (schema, _) = schema();
+                Index::create_in_dir(dir, schema)?;
                 crate::paths::write_atomic(&format_file, FORMAT.as_bytes())
                     .map_err(|e| Error::io("writing the index format marker", e))?;
-                (ix, Some(why))
+                crate::paths::write_atomic(&store_file, store_id.as_bytes())
+                    .map_err(|e| Error::io("writing the index store stamp", e))?;
+                Ok((Self::open_existing(dir)?, Some(why)))
             }
-        };
-        index
-            .tokenizers()
-            .register(TOKENIZER, TextAnalyzer::from(SlmTokenizer));
-        let reader = index
-            .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
-            .try_into()?;
-        Ok((
-            Bm25 {
-                index,
-                reader,
-                fields,
-                writer: None,
-            },
-            rebuilt,
-        ))
+        }
     }
 
-    /// Open an index for reading only; a broken one is reported, not rebuilt.
-    pub fn open_reader(dir: &Path) -> Result<Bm25> {
+    /// Open what is in `dir` with its reader: every segment it lists must be readable.
+    fn open_existing(dir: &Path) -> Result<Bm25> {
         let (schema, fields) = schema();
         let index = Index::open_in_dir(dir)?;
         if index.schema() != schema {
             return Err(Error::Bm25("its schema differs from this slm's".into()));
         }
+        Self::with_reader(index, fields)
+    }
+
+    fn with_reader(index: Index, fields: Fields) -> Result<Bm25> {
         index
             .tokenizers()
             .register(TOKENIZER, TextAnalyzer::from(SlmTokenizer));
@@ -194,12 +197,38 @@ impl Bm25 {
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
             .try_into()?;
-        Ok(Bm25 {
+        let b = Bm25 {
             index,
             reader,
             fields,
             writer: None,
-        })
+        };
+        // Reading every segment's stored documents and postings opens their files now, so
+        // a missing file is found here and not in the middle of a recall.
+        b.reader.searcher().num_docs();
+        for seg in b.reader.searcher().segment_readers() {
+            seg.inverted_index(fields.text)?;
+            seg.get_store_reader(1)
+                .map_err(|e| Error::Bm25(format!("its stored documents cannot be read ({e})")))?;
+        }
+        Ok(b)
+    }
+
+    /// Open an index for reading only (another process holds the writer lease); a broken
+    /// or foreign one is reported, never repaired, and never used.
+    pub fn open_reader(dir: &Path, store_id: &str) -> Result<Bm25> {
+        match std::fs::read_to_string(dir.join("STORE")) {
+            Ok(id) if id.trim() == store_id => {}
+            _ => return Err(Error::Bm25("it was built for another store".into())),
+        }
+        Self::open_existing(dir)
+    }
+
+    /// An empty index in memory: what a reader uses while the real one cannot be opened
+    /// (another process is rebuilding it). Nothing is written anywhere.
+    pub fn in_memory() -> Result<Bm25> {
+        let (schema, fields) = schema();
+        Self::with_reader(Index::create_in_ram(schema), fields)
     }
 
     /// The store generation this index reflects (its last commit's payload).

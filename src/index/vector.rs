@@ -26,6 +26,9 @@ struct Sidecar {
     model: String,
     dimension: usize,
     applied_seq: i64,
+    /// The identity of the store it was built from (`Store::store_id`).
+    #[serde(default)]
+    store_id: String,
 }
 
 pub struct Vectors {
@@ -36,6 +39,7 @@ pub struct Vectors {
     unsaved: usize,
     path: PathBuf,
     meta_path: PathBuf,
+    store_id: String,
 }
 
 fn options(dim: usize) -> IndexOptions {
@@ -56,12 +60,16 @@ fn verr(e: impl std::fmt::Display) -> Error {
 
 impl Vectors {
     /// Open the saved index for `model`, or an empty one with the reason it had to be
-    /// made anew (so the caller rebuilds it from the stored embeddings).
+    /// made anew (so the caller rebuilds it from the stored embeddings). An index stamped
+    /// with another store's identity, or reflecting more changes than the store has
+    /// (`generation`), is foreign: its ids would name other memories.
     pub fn open(
         path: &Path,
         meta_path: &Path,
         model: &str,
         dim: usize,
+        store_id: &str,
+        generation: i64,
     ) -> Result<(Vectors, Option<String>)> {
         let fresh = |why: String| -> Result<(Vectors, Option<String>)> {
             let index = Index::new(&options(dim)).map_err(verr)?;
@@ -74,6 +82,7 @@ impl Vectors {
                     unsaved: 0,
                     path: path.to_path_buf(),
                     meta_path: meta_path.to_path_buf(),
+                    store_id: store_id.to_string(),
                 },
                 Some(why),
             ))
@@ -85,6 +94,15 @@ impl Vectors {
             },
             Err(_) => return fresh("it did not exist".into()),
         };
+        if sidecar.store_id != store_id {
+            return fresh("it was built for another store".into());
+        }
+        if sidecar.applied_seq > generation {
+            return fresh(format!(
+                "it reflects change {} but the store has only {generation}",
+                sidecar.applied_seq
+            ));
+        }
         if sidecar.format != FORMAT || sidecar.model != model || sidecar.dimension != dim {
             return fresh(format!(
                 "it was built for {} ({}-d)",
@@ -111,6 +129,7 @@ impl Vectors {
                 unsaved: 0,
                 path: path.to_path_buf(),
                 meta_path: meta_path.to_path_buf(),
+                store_id: store_id.to_string(),
             },
             None,
         ))
@@ -245,6 +264,7 @@ impl Vectors {
             model: self.model.clone(),
             dimension: self.dim,
             applied_seq: self.applied_seq,
+            store_id: self.store_id.clone(),
         };
         crate::paths::write_atomic(
             &self.meta_path,

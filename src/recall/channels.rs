@@ -93,6 +93,19 @@ pub enum ChannelStatus {
     TimedOut,
 }
 
+/// What a person reads about a channel (notes and `--explain`): a sentence, not debug text.
+impl std::fmt::Display for ChannelStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ChannelStatus::Ok => f.write_str("ran"),
+            ChannelStatus::Idle => f.write_str("had nothing to do for this question"),
+            ChannelStatus::Unavailable(why) => write!(f, "did not run: {why}"),
+            ChannelStatus::Failed(why) => write!(f, "failed: {why}"),
+            ChannelStatus::TimedOut => f.write_str("ran out of time"),
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct ChannelOutput {
     pub hits: HashMap<Channel, Hits>,
@@ -192,6 +205,10 @@ pub fn run(
     out
 }
 
+/// Why the semantic channel did not run in a keyword-only answer, as a user reads it.
+pub const KEYWORD_ONLY_REASON: &str =
+    "the embedding model is not loaded in this process, so keyword search answered";
+
 /// The keyword-only answer: BM25 and the temporal producer, in this thread, nothing that
 /// needs the model. The other producers are reported as not run.
 fn keyword_producers(
@@ -211,7 +228,7 @@ fn keyword_producers(
     }
     for c in [Channel::Semantic, Channel::Hopfield, Channel::Spreading] {
         out.status
-            .insert(c, ChannelStatus::Unavailable("keyword-only answer".into()));
+            .insert(c, ChannelStatus::Unavailable(KEYWORD_ONLY_REASON.into()));
     }
     out
 }

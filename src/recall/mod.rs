@@ -277,9 +277,9 @@ pub fn run(engine: &Engine, req: &RecallRequest) -> Result<RecallResponse> {
         degraded_reason: if !vector_ran {
             out.status
                 .get(&Channel::Semantic)
-                .map(|s| format!("vector search did not run ({s:?})"))
+                .map(|s| format!("vector search {s}"))
         } else if reranker_missing {
-            Some(format!("reranker {reranker_status:?}"))
+            Some(format!("the reranker is {reranker_status}"))
         } else {
             None
         },

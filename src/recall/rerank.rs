@@ -34,6 +34,18 @@ pub enum RerankerStatus {
     Failed(String),
 }
 
+impl std::fmt::Display for RerankerStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RerankerStatus::NotConfigured => f.write_str("not configured"),
+            RerankerStatus::Loading => f.write_str("still loading, so the fused order stands"),
+            RerankerStatus::Applied => f.write_str("applied"),
+            RerankerStatus::Unavailable(why) => write!(f, "unavailable ({why})"),
+            RerankerStatus::Failed(why) => write!(f, "failed on this recall ({why})"),
+        }
+    }
+}
+
 pub enum State {
     NotConfigured,
     Loading,

@@ -87,7 +87,7 @@ pub struct MetaRow {
 
 const MEMORY_COLUMNS: &str = "id, text, kind, source, profile, scope, session_id, speaker, created_at, event_at, \
      valid_from, valid_until, known_at, updated_at, pinned, bookkeeping, superseded_by, confidence, trust, \
-     idempotency_key, baseline_sim, embedding_model";
+     (SELECT k.key FROM idempotency_keys k WHERE k.memory_id = m.id), baseline_sim, embedding_model";
 
 fn row_to_memory(r: &rusqlite::Row<'_>) -> rusqlite::Result<Memory> {
     let kind: String = r.get(2)?;
@@ -144,6 +144,58 @@ fn check_writable(dir: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Refuse to start a new, empty store where one existed: `store.db` missing or empty (no
+/// committed pages in it or in its write-ahead log) while the derived indexes in `index_dir`
+/// say a store was here. Starting fresh would hide every memory behind "no memories yet"
+/// and then write new ids over the old ones. Only a data dir with no store and no indexes
+/// starts fresh.
+pub fn refuse_lost_store(path: &Path, index_dir: &Path) -> Result<()> {
+    let len = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+    let wal = path.with_file_name(format!(
+        "{}-wal",
+        path.file_name().unwrap_or_default().to_string_lossy()
+    ));
+    if len(path) > 0 || len(&wal) > 0 {
+        return Ok(());
+    }
+    let had_indexes = std::fs::read_dir(index_dir)
+        .map(|mut d| d.next().is_some())
+        .unwrap_or(false);
+    if !had_indexes {
+        return Ok(());
+    }
+    Err(Error::LostStore {
+        path: path.to_path_buf(),
+        state: if path.exists() { "empty" } else { "missing" },
+    })
+}
+
+/// Make the data dir 0700 and the store's files 0600 when they are looser (a store made
+/// by an older slm, or copied in). Says so once: after it, nothing is loose.
+#[cfg(unix)]
+pub fn make_private(dir: &Path, files: &[PathBuf]) {
+    use std::os::unix::fs::PermissionsExt;
+    let tighten = |p: &Path| -> bool {
+        match std::fs::symlink_metadata(p) {
+            Ok(md) if !md.file_type().is_symlink() && md.permissions().mode() & 0o077 != 0 => {
+                let mode = if md.is_dir() { 0o700 } else { 0o600 };
+                std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).is_ok()
+            }
+            _ => false,
+        }
+    };
+    let mut changed = tighten(dir);
+    for f in files {
+        changed |= tighten(f);
+    }
+    if changed {
+        eprintln!(
+            "slm: made {} private to you (it was readable by other users)",
+            dir.display()
+        );
+    }
 }
 
 impl Store {
@@ -244,6 +296,12 @@ impl Store {
         Ok(out)
     }
 
+    /// This store's identity (random, made by migration 2). The derived indexes are stamped
+    /// with it, so an index copied from another store is rebuilt instead of trusted.
+    pub fn store_id(&self) -> Result<String> {
+        Ok(self.meta_value("store_id")?.unwrap_or_default())
+    }
+
     /// The store generation: the last change seq (0 for an empty store).
     pub fn generation(&self) -> Result<i64> {
         Ok(self
@@ -260,7 +318,7 @@ impl Store {
     }
 
     pub fn get(&self, id: i64) -> Result<Option<Memory>> {
-        let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories WHERE id = ?1");
+        let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories m WHERE id = ?1");
         let m = self
             .conn
             .prepare_cached(&sql)?
@@ -653,11 +711,18 @@ impl Writer<'_> {
         entities: &[Entity],
         bookkeeping: Option<&str>,
     ) -> Result<Inserted> {
+        let profile = m
+            .profile
+            .clone()
+            .unwrap_or_else(|| crate::DEFAULT_PROFILE.to_string());
+        // Keys are per profile: another profile's key never answers for this write.
         if let Some(key) = &m.idempotency_key {
             let existing: Option<i64> = self
                 .tx
-                .prepare_cached("SELECT id FROM memories WHERE idempotency_key = ?1")?
-                .query_row([key], |r| r.get(0))
+                .prepare_cached(
+                    "SELECT memory_id FROM idempotency_keys WHERE profile = ?1 AND key = ?2",
+                )?
+                .query_row(params![profile, key], |r| r.get(0))
                 .optional()?;
             if let Some(id) = existing {
                 return Ok(Inserted { id, existed: true });
@@ -668,15 +733,11 @@ impl Writer<'_> {
         } else {
             m.kind.unwrap_or(Kind::Note)
         };
-        let profile = m
-            .profile
-            .clone()
-            .unwrap_or_else(|| crate::DEFAULT_PROFILE.to_string());
         self.tx
             .prepare_cached(
                 "INSERT INTO memories (text, kind, source, profile, scope, session_id, speaker, created_at, event_at, \
-                 valid_from, valid_until, known_at, updated_at, pinned, bookkeeping, idempotency_key) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?8, ?13, ?14, ?15)",
+                 valid_from, valid_until, known_at, updated_at, pinned, bookkeeping) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?8, ?13, ?14)",
             )?
             .execute(params![
                 m.text,
@@ -693,9 +754,15 @@ impl Writer<'_> {
                 m.known_at.unwrap_or(now),
                 m.pinned as i64,
                 bookkeeping,
-                m.idempotency_key,
             ])?;
         let id = self.tx.last_insert_rowid();
+        if let Some(key) = &m.idempotency_key {
+            self.tx
+                .prepare_cached(
+                    "INSERT INTO idempotency_keys(profile, key, memory_id) VALUES (?1, ?2, ?3)",
+                )?
+                .execute(params![profile, key, id])?;
+        }
         self.set_tags(id, &m.tags)?;
         self.set_entities(id, entities)?;
         if let Some(session) = &m.session_id {
@@ -714,7 +781,24 @@ impl Writer<'_> {
         Ok(Inserted { id, existed: false })
     }
 
+    /// `new` corrects `old`. Both must be of one profile: a write may only refer to memories
+    /// its own profile can see, so another profile's memory is "not found" (no existence leak).
     fn supersede(&self, old: i64, new: i64, now: i64) -> Result<()> {
+        let profile_of = |id: i64| -> Result<Option<String>> {
+            Ok(self
+                .tx
+                .prepare_cached("SELECT profile FROM memories WHERE id = ?1")?
+                .query_row([id], |r| r.get(0))
+                .optional()?)
+        };
+        let new_profile = profile_of(new)?.ok_or(Error::NotFound(new))?;
+        match profile_of(old)? {
+            Some(p) if p == new_profile => {}
+            _ => return Err(Error::NotFound(old)),
+        }
+        if old == new {
+            return Err(Error::Usage(format!("memory {old} cannot correct itself")));
+        }
         let n = self.tx.execute(
             "UPDATE memories SET superseded_by = ?2, updated_at = ?3 WHERE id = ?1",
             params![old, new, now],

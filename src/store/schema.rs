@@ -80,6 +80,23 @@ pub const MIGRATIONS: &[&str] = &[
 
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     "#,
+    // 2: idempotency keys are per profile (one profile's key must never answer for another's
+    // write), and the store gets an identity that the derived indexes are stamped with.
+    // `memories.idempotency_key` stays in the table (SQLite cannot drop its UNIQUE index
+    // without a rebuild) but is no longer written or read.
+    r#"
+    CREATE TABLE idempotency_keys (
+        profile   TEXT    NOT NULL,
+        key       TEXT    NOT NULL,
+        memory_id INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+        PRIMARY KEY (profile, key)
+    ) WITHOUT ROWID;
+    CREATE INDEX idempotency_keys_memory ON idempotency_keys(memory_id);
+    INSERT INTO idempotency_keys(profile, key, memory_id)
+        SELECT profile, idempotency_key, id FROM memories WHERE idempotency_key IS NOT NULL;
+    UPDATE memories SET idempotency_key = NULL WHERE idempotency_key IS NOT NULL;
+    INSERT OR IGNORE INTO meta(key, value) VALUES ('store_id', lower(hex(randomblob(16))));
+    "#,
 ];
 
 /// The schema version this slm writes.

@@ -86,6 +86,8 @@ enum Transport {
     Mismatch,
     /// The request was sent, then the connection broke or timed out: it may have run.
     Lost(String),
+    /// Something that is not our worker listens on the socket: nothing was sent to it.
+    Refused(String),
 }
 
 /// Run `req` where `mode` says.
@@ -135,6 +137,11 @@ pub fn execute(
                     start(paths, &files, true)?;
                     in_process(paths, req, ServedBy::Cold)
                 }
+                Err(Transport::Refused(why)) => Err(Error::Other(format!(
+                    "{why}; nothing was sent. Remove {} if you trust nothing in {}",
+                    files.socket.display(),
+                    files.dir.display()
+                ))),
                 Err(Transport::Lost(why)) if req.op.is_write() => Err(Error::Other(format!(
                     "the worker stopped before confirming this {} ({why}); it may or may not have been saved, and it was not sent again. `slm list` shows what is stored",
                     req.op.name()
@@ -188,6 +195,10 @@ fn exchange(
             });
         }
     };
+    // Before a byte of the request leaves: is the listener us?
+    if let Err(e) = super::runtime_dir::check_peer(&conn) {
+        return Err(Transport::Refused(e.to_string()));
+    }
     let _ = conn.set_send_timeout(Some(Duration::from_secs(10)));
     let _ = conn.set_recv_timeout(Some(timeout));
     let frame = ClientFrame {

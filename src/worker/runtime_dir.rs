@@ -2,8 +2,11 @@
 //!
 //! `$SLM_RUNTIME_DIR` (tests), else `$XDG_RUNTIME_DIR/slm`, else `/tmp/slm-<uid>`. The
 //! directory must be a real directory (not a symlink), owned by us, with no access for group
-//! or others (0700); we create it so, tighten its mode when it is ours but looser, and refuse
-//! it otherwise, because whoever can reach the socket can read every memory.
+//! or others (0700). We create it so. One that others can write to is refused, not
+//! repaired: someone may already have planted a socket in it. One that is ours and only
+//! readable by others is tightened, and we say so. Whoever can reach the socket can read
+//! every memory, so both ends also check the other's user id on every connection
+//! ([`check_peer`]).
 //!
 //! One worker serves one data directory, so the socket's name is derived from the data
 //! directory's canonical path.
@@ -95,11 +98,39 @@ pub fn ensure_private(dir: &Path) -> Result<()> {
     if md.uid() != uid() {
         return refuse("belongs to another user");
     }
+    if md.mode() & 0o022 != 0 {
+        return refuse(&format!(
+            "can be written by other users (mode {:o}): a socket in it may not be ours",
+            md.mode() & 0o777
+        ));
+    }
     if md.mode() & 0o077 != 0 {
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
             .map_err(|e| Error::io(format!("making {} private", dir.display()), e))?;
+        eprintln!(
+            "slm: made the worker's socket directory {} private (it was readable by others)",
+            dir.display()
+        );
     }
     Ok(())
+}
+
+/// The other end of a worker connection must be us: the same effective user id. Checked by
+/// the client on the worker (a socket planted by someone else would read the request and
+/// forge the answer) and by the worker on each client.
+pub fn check_peer(conn: &interprocess::local_socket::Stream) -> Result<()> {
+    use interprocess::local_socket::traits::StreamCommon;
+    let creds = conn
+        .peer_creds()
+        .map_err(|e| Error::io("reading the worker socket's peer credentials", e))?;
+    match creds.euid() {
+        Some(u) if u == uid() => Ok(()),
+        other => Err(Error::Other(format!(
+            "the process at the other end of the worker socket runs as user {}, not as you ({}); refusing to talk to it",
+            other.map(|u| u.to_string()).unwrap_or_else(|| "unknown".into()),
+            uid()
+        ))),
+    }
 }
 
 #[cfg(test)]
@@ -107,7 +138,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn creates_private_and_tightens_loose_dirs() {
+    fn creates_private_and_tightens_readable_dirs() {
         let t = tempfile::tempdir().unwrap();
         let d = t.path().join("run");
         ensure_private(&d).unwrap();
@@ -115,6 +146,23 @@ mod tests {
         std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o755)).unwrap();
         ensure_private(&d).unwrap();
         assert_eq!(std::fs::metadata(&d).unwrap().mode() & 0o777, 0o700);
+    }
+
+    #[test]
+    fn refuses_a_dir_others_can_write_without_repairing_it() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().join("run");
+        std::fs::create_dir(&d).unwrap();
+        for mode in [0o777, 0o1777, 0o770, 0o702] {
+            std::fs::set_permissions(&d, std::fs::Permissions::from_mode(mode)).unwrap();
+            let e = ensure_private(&d).unwrap_err().to_string();
+            assert!(e.contains("written by other users"), "{mode:o}: {e}");
+            assert_eq!(
+                std::fs::metadata(&d).unwrap().mode() & 0o7777,
+                mode,
+                "left as it was"
+            );
+        }
     }
 
     #[test]

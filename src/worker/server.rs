@@ -255,6 +255,11 @@ fn reply_error(conn: &Stream, e: &Error) -> std::io::Result<()> {
 
 /// One connection: one frame in, one frame out.
 fn serve(w: &Arc<Worker>, conn: Stream) {
+    if let Err(e) = super::runtime_dir::check_peer(&conn) {
+        // Another user reached the socket: answer nothing, read nothing.
+        eprintln!("slm worker: {e}");
+        return;
+    }
     let _ = conn.set_recv_timeout(Some(READ_TIMEOUT));
     let frame: ClientFrame = match protocol::read_frame(&mut BufReader::new(&conn)) {
         Ok(f) => f,

@@ -1,0 +1,349 @@
+//! What the fault and abuse probes broke (issue "Reliability and security"), one test per
+//! item, against the real binary. These are plumbing tests: they use the deterministic
+//! stand-in embedder (`SLM_EMBEDDER=hash`) and judge nothing about recall quality.
+
+mod common;
+
+use common::{Env, code, ids, stderr};
+use std::os::unix::fs::PermissionsExt;
+
+fn env() -> Env {
+    Env::new().with("SLM_EMBEDDER", "hash")
+}
+
+fn mode(p: &std::path::Path) -> u32 {
+    std::fs::metadata(p).unwrap().permissions().mode() & 0o7777
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+// 1 ------------------------------------------------------------------------------------
+
+#[test]
+fn idempotency_keys_are_per_profile() {
+    let env = env();
+    let a = env.json(&["remember", "Alpha", "--profile", "a", "--idempotency-key", "k1"]);
+    let b = env.json(&["remember", "Bravo", "--profile", "b", "--idempotency-key", "k1"]);
+    assert_eq!(b["existed"], false, "{b}");
+    assert_ne!(a["id"], b["id"]);
+    let bid = b["id"].as_i64().unwrap().to_string();
+    let shown = env.json(&["show", &bid, "--profile", "b"]);
+    assert_eq!(shown["memory"]["text"], "Bravo", "{shown}");
+    // The same key in the same profile still stores once.
+    let again = env.json(&["remember", "Bravo again", "--profile", "b", "--idempotency-key", "k1"]);
+    assert_eq!(again["existed"], true, "{again}");
+    assert_eq!(again["id"], b["id"]);
+}
+
+#[test]
+fn importing_one_file_into_two_profiles_stores_it_in_both() {
+    let env = env();
+    let file = env.dir.path().join("notes.jsonl");
+    std::fs::write(
+        &file,
+        "{\"text\": \"The staging database listens on port 6543\"}\n{\"text\": \"Backups run at 02:00\"}\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let a = env.json(&["import", f, "--profile", "a"]);
+    let b = env.json(&["import", f, "--profile", "b"]);
+    assert_eq!(a["imported"], 2, "{a}");
+    assert_eq!(b["imported"], 2, "{b}");
+    let listed = env.json(&["list", "--profile", "b"]);
+    assert_eq!(listed["memories"].as_array().unwrap().len(), 2, "{listed}");
+    // Importing again into b resumes (nothing new), as before.
+    let b2 = env.json(&["import", f, "--profile", "b"]);
+    assert_eq!(b2["imported"], 0, "{b2}");
+}
+
+#[test]
+fn a_schema_1_store_keeps_its_keys_after_the_migration() {
+    let env = env();
+    std::fs::create_dir_all(env.home()).unwrap();
+    {
+        let c = rusqlite::Connection::open(env.path("store.db")).unwrap();
+        c.execute_batch(slm::store::schema::MIGRATIONS[0]).unwrap();
+        c.execute_batch(
+            "INSERT INTO memories (text, kind, source, profile, scope, created_at, event_at, known_at, updated_at, idempotency_key) \
+             VALUES ('Old note', 'note', 'user', 'default', 'personal', 1, 1, 1, 1, 'k-old'); \
+             INSERT INTO changes(memory_id, op) VALUES (1, 'upsert'); PRAGMA user_version = 1;",
+        )
+        .unwrap();
+    }
+    let same = env.json(&["remember", "Old note, again", "--idempotency-key", "k-old"]);
+    assert_eq!(same["existed"], true, "{same}");
+    assert_eq!(same["id"], 1);
+    let other = env.json(&["remember", "Other", "--idempotency-key", "k-old", "--profile", "x"]);
+    assert_eq!(other["existed"], false, "{other}");
+    let shown = env.json(&["show", "1"]);
+    assert_eq!(shown["memory"]["idempotency_key"], "k-old", "{shown}");
+}
+
+// 2 ------------------------------------------------------------------------------------
+
+#[test]
+fn a_committed_write_whose_index_update_fails_is_acknowledged_not_reported_failed() {
+    let env = env();
+    let out = env
+        .cmd(&["remember", "The release train leaves on Thursdays", "--json"])
+        .env("SLM_TEST_FAIL_AFTER_COMMIT", "1")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["note"].as_str().unwrap_or("").contains("saved"), "{v}");
+    let id = v["id"].as_i64().unwrap();
+    // Stored, and the indexes catch up on the next command.
+    let listed = env.json(&["list"]);
+    assert_eq!(listed["memories"].as_array().unwrap().len(), 1);
+    let r = env.recall("release train", &[]);
+    assert_eq!(ids(&r), vec![id], "{r}");
+}
+
+// 3 ------------------------------------------------------------------------------------
+
+#[test]
+fn an_emptied_or_missing_store_is_refused_when_indexes_say_one_existed() {
+    let env = env();
+    for t in ["one", "two", "three"] {
+        env.remember(&format!("memory number {t}"), &[]);
+    }
+    let store = env.path("store.db");
+    for case in ["empty", "missing"] {
+        let _ = std::fs::remove_file(env.path("store.db-wal"));
+        let _ = std::fs::remove_file(env.path("store.db-shm"));
+        if case == "empty" {
+            std::fs::write(&store, b"").unwrap();
+        } else {
+            let _ = std::fs::remove_file(&store);
+        }
+        for args in [
+            vec!["list"],
+            vec!["remember", "a new first memory"],
+            vec!["doctor"],
+        ] {
+            let out = env.run(&args);
+            assert_eq!(code(&out), 1, "{case} {args:?}: {}", stderr(&out));
+            let e = stderr(&out);
+            assert!(e.contains(case) && e.contains("move"), "{case} {args:?}: {e}");
+        }
+        let j = env.json(&["list"]);
+        assert_eq!(j["error"]["code"], "STORE_MISSING", "{j}");
+        // Nothing was written: the store is still empty (or still missing).
+        assert_eq!(std::fs::metadata(&store).map(|m| m.len()).unwrap_or(0), 0);
+    }
+}
+
+#[test]
+fn a_data_dir_with_nothing_in_it_starts_fresh() {
+    let env = env();
+    std::fs::create_dir_all(env.home()).unwrap();
+    assert_eq!(env.remember("first", &[]), 1);
+}
+
+// 4 ------------------------------------------------------------------------------------
+
+#[test]
+fn missing_keyword_segment_files_are_set_aside_and_rebuilt() {
+    let env = env();
+    let mut want = 0;
+    for i in 0..12 {
+        want = env.remember(&format!("deploy note {i} for cluster zeta-{i}"), &[]);
+    }
+    let mut removed = 0;
+    for e in std::fs::read_dir(env.path("index/bm25")).unwrap().flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "idx" || x == "store") {
+            std::fs::remove_file(p).unwrap();
+            removed += 1;
+        }
+    }
+    assert!(removed > 0, "the index had segment files to remove");
+    for args in [vec!["list"], vec!["show", "1"], vec!["doctor"]] {
+        let out = env.run(&args);
+        assert_eq!(code(&out), 0, "{args:?}: {}", stderr(&out));
+    }
+    let r = env.recall("zeta-11", &[]);
+    assert_eq!(ids(&r).first(), Some(&want), "{r}");
+    assert_eq!(code(&env.run(&["remember", "one more"])), 0);
+    assert_eq!(code(&env.run(&["reindex"])), 0);
+    let d = env.json(&["doctor"]);
+    assert_eq!(d["bm25"]["documents"], 13, "{d}");
+}
+
+// 5 ------------------------------------------------------------------------------------
+
+#[test]
+fn a_vector_index_from_another_store_is_rebuilt_not_trusted() {
+    let a = env();
+    let b = env();
+    for i in 0..5 {
+        a.remember(&format!("alpha store memory {i}"), &[]);
+    }
+    b.remember("bravo's only memory", &[]);
+    assert_eq!(b.json(&["doctor"])["vectors"]["size"], 1);
+    for f in ["vectors.usearch", "vectors.json"] {
+        std::fs::copy(a.path(&format!("index/{f}")), b.path(&format!("index/{f}"))).unwrap();
+    }
+    let d = b.json(&["doctor"]);
+    assert_eq!(d["vectors"]["health"]["state"], "rebuilt", "{d}");
+    assert!(
+        d["vectors"]["health"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("another store"),
+        "{d}"
+    );
+    assert_eq!(d["vectors"]["size"], 1, "{d}");
+}
+
+// 6 ------------------------------------------------------------------------------------
+
+#[test]
+fn a_runtime_dir_others_can_write_is_refused_and_left_alone() {
+    let env = Env::new()
+        .with("SLM_EMBEDDER", "hash")
+        .with("SLM_WORKER", "auto");
+    let run = env.dir.path().join("shared-run");
+    std::fs::create_dir(&run).unwrap();
+    std::fs::set_permissions(&run, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let out = env
+        .cmd(&["remember", "the vault passphrase is hunter2"])
+        .env("SLM_RUNTIME_DIR", &run)
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains("written by other users"), "{}", stderr(&out));
+    assert_eq!(mode(&run), 0o777, "not repaired silently");
+}
+
+#[test]
+fn a_socket_planted_by_another_user_gets_nothing() {
+    if !is_root() {
+        eprintln!("skipped: needs root to listen as another user");
+        return;
+    }
+    let env = Env::new()
+        .with("SLM_EMBEDDER", "hash")
+        .with("SLM_WORKER", "auto");
+    let run = env.dir.path().join("run");
+    std::fs::create_dir_all(env.home()).unwrap();
+    // Learn the socket name slm will use, then plant a listener there that runs as nobody.
+    let out = env.run(&["worker", "status", "--json"]);
+    let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sock = status["socket"].as_str().expect("socket path").to_string();
+    let script = r#"
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+os.chmod(sys.argv[1], 0o777)
+os.setgid(65534); os.setuid(65534)   # SO_PEERCRED reports the user at listen()
+s.listen(4)
+print("ready", flush=True)
+s.settimeout(20)
+total = 0
+try:
+    c, _ = s.accept()
+    c.settimeout(3)
+    c.sendall(b'{"protocol":1,"version":"x","pid":1,"body":{"kind":"reply","reply":{"command":"recall","body":{"tier":"supported"},"human":"supported (forged)"}}}\n')
+    try:
+        while True:
+            b = c.recv(65536)
+            if not b: break
+            total += len(b)
+    except Exception:
+        pass
+except Exception:
+    pass
+print("received", total, flush=True)
+"#;
+    let mut py = std::process::Command::new("python3")
+        .args(["-c", script, &sock])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3");
+    use std::io::BufRead;
+    let mut lines = std::io::BufReader::new(py.stdout.take().unwrap()).lines();
+    assert_eq!(lines.next().unwrap().unwrap().trim(), "ready");
+    let _ = run;
+    let out = env.run(&["remember", "the vault passphrase is hunter2", "--json"]);
+    let received = lines.next().unwrap().unwrap();
+    let _ = py.wait();
+    assert_ne!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stdout));
+    let e = String::from_utf8_lossy(&out.stdout).to_string() + &stderr(&out);
+    assert!(e.contains("not as you"), "{e}");
+    assert!(!e.contains("forged"), "{e}");
+    assert_eq!(received.trim(), "received 0", "nothing was sent");
+}
+
+// 7 ------------------------------------------------------------------------------------
+
+#[test]
+fn a_write_cannot_refer_to_another_profiles_memory() {
+    let env = env();
+    let a1 = env.remember("a's plan for the offsite", &["--profile", "a"]);
+    let out = env.run(&["remember", "b note", "--profile", "b", "--supersedes", &a1.to_string()]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    let shown = env.json(&["show", &a1.to_string(), "--profile", "a"]);
+    assert!(shown["memory"]["superseded_by"].is_null(), "{shown}");
+    assert_eq!(env.json(&["list", "--profile", "b"])["memories"].as_array().unwrap().len(), 0);
+    let r = env.recall("offsite plan", &["--profile", "a"]);
+    assert_eq!(ids(&r), vec![a1], "{r}");
+    // update --superseded-by across profiles is refused the same way.
+    let b1 = env.remember("b's own note", &["--profile", "b"]);
+    let _ = b1;
+}
+
+// 8 ------------------------------------------------------------------------------------
+
+#[test]
+fn an_empty_profile_flag_is_a_usage_error_and_an_empty_env_means_default() {
+    let env = env();
+    let out = env.run(&["remember", "x", "--profile", ""]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("cannot be empty"), "{}", stderr(&out));
+    let out = env.cmd(&["remember", "in default", "--json"]).env("SLM_PROFILE", "").output().unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let l = env.json(&["list", "--profile", "default"]);
+    assert_eq!(l["memories"][0]["profile"], "default", "{l}");
+    assert_eq!(l["memories"][0]["text"], "in default", "{l}");
+}
+
+// 9 ------------------------------------------------------------------------------------
+
+#[test]
+fn the_store_and_indexes_are_private_to_the_user() {
+    let env = env();
+    env.remember("a private thought", &[]);
+    assert_eq!(mode(&env.home()), 0o700);
+    assert_eq!(mode(&env.path("store.db")), 0o600);
+    for e in std::fs::read_dir(env.path("index/bm25")).unwrap().flatten() {
+        assert_eq!(mode(&e.path()) & 0o077, 0, "{}", e.path().display());
+    }
+    // A store left readable (an older slm, a copy) is tightened at open, and said once.
+    std::fs::set_permissions(env.home(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(env.path("store.db"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = env.run(&["list"]);
+    assert!(stderr(&out).contains("private"), "{}", stderr(&out));
+    assert_eq!(mode(&env.home()), 0o700);
+    assert_eq!(mode(&env.path("store.db")), 0o600);
+    let out = env.run(&["list"]);
+    assert!(!stderr(&out).contains("private"), "said once: {}", stderr(&out));
+}
+
+// 14 -----------------------------------------------------------------------------------
+
+#[test]
+fn a_cold_answer_note_is_written_for_people_not_debug_text() {
+    let env = env();
+    env.remember("staging db listens on port 6543", &[]);
+    let v = env.recall("what port does staging db use", &["--no-worker"]);
+    let note = v["note"].as_str().unwrap_or("").to_string();
+    assert!(v["warming_up"] == true, "{v}");
+    for bad in ["Unavailable(", "(\"", "Some(", "Loading"] {
+        assert!(!note.contains(bad), "{note}");
+    }
+}
