@@ -42,11 +42,30 @@ impl Front {
             color: ColorChoice::Never,
             profile: self.profile.clone(),
             no_worker: self.mode == Mode::Off,
+            no_wait: false,
         }
     }
 
     fn run(&self, op: Op, timeout: Option<Duration>) -> Result<Value> {
-        let answer = client::execute(&self.paths, Request { op, human: None }, self.mode, timeout)?;
+        // An agent never gets a cold guess while its own worker loads: a question waits
+        // within its slot time, then hears busy (retryable).
+        let wait = crate::cli::forward::question_wait(&op, &self.paths).map(|w| {
+            if w.past_bound == client::PastBound::Cold {
+                client::Wait {
+                    bound: crate::worker::questions::SLOT_WAIT,
+                    past_bound: client::PastBound::Busy,
+                }
+            } else {
+                w
+            }
+        });
+        let answer = client::execute_with(
+            &self.paths,
+            Request { op, human: None },
+            self.mode,
+            timeout,
+            wait,
+        )?;
         let mut body = answer.reply.body;
         if let Some(o) = body.as_object_mut() {
             o.insert("served_by".into(), json!(answer.served_by));

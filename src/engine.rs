@@ -25,6 +25,9 @@ use std::sync::{Arc, Mutex, RwLock};
 /// this, the rest is left for `slm reindex`/the worker and the vector channel reports
 /// that it is catching up. 512 embeddings take ~2-3 s on 2 cores.
 pub const INLINE_BACKLOG_LIMIT: usize = 512;
+/// Memories a starting worker embeds before it says ready: the few saved cold while it was
+/// down (about 0.1 s a memory with EmbeddingGemma on 2 cores, so 32 cost ~1-3 s at most).
+pub const WORKER_OPEN_BACKLOG: usize = 32;
 /// Memories in the sample each memory's baseline similarity is measured against.
 /// 64 gives a mean whose standard error is ~0.01 for MiniLM cosines (sd ≈ 0.1).
 pub const BASELINE_SAMPLE: usize = 64;
@@ -183,8 +186,16 @@ impl Engine {
         };
         if engine.embedder.is_some() {
             engine.open_vectors(lease.is_some())?;
+            // The worker (it waits for the lease) embeds only a small backlog before it
+            // says ready (the memories saved cold while it was down, which the question
+            // that started it is likely about) and leaves the rest to its background thread.
+            let backlog = if opts.wait_for_lease {
+                WORKER_OPEN_BACKLOG
+            } else {
+                INLINE_BACKLOG_LIMIT
+            };
             if lease.is_some() {
-                engine.embed_backlog(INLINE_BACKLOG_LIMIT)?;
+                engine.embed_backlog(backlog)?;
                 engine.refresh_baselines(INLINE_BACKLOG_LIMIT)?;
                 engine.save_vectors_if_due(true)?;
             }
@@ -295,7 +306,7 @@ impl Engine {
                 return Some(Ok(v.clone()));
             }
         }
-        let r = e.embed(&[q]).map(|mut v| v.pop().unwrap_or_default());
+        let r = e.embed_queries(&[q]).map(|mut v| v.pop().unwrap_or_default());
         if let (Ok(v), Ok(mut c)) = (&r, self.query_vecs.lock()) {
             if c.len() >= QUERY_CACHE {
                 c.clear();

@@ -10,8 +10,11 @@ use std::path::{Path, PathBuf};
 pub const HOME_ENV: &str = "SLM_HOME";
 pub const CACHE_ENV: &str = "SLM_CACHE_DIR";
 
-/// The model that `scripts/setup.sh` installs.
-pub const DEFAULT_MODEL_NAME: &str = "all-minilm-l6-v2-int8";
+/// The model that `scripts/setup.sh` builds and slm uses by default (Gemma Terms of Use).
+pub const DEFAULT_MODEL_NAME: &str = "embeddinggemma-300m-int8";
+/// The small Apache-2.0 model setup also installs; used when the default is not installed,
+/// or chosen with `model.id` / `SLM_MODEL_ID`.
+pub const FALLBACK_MODEL_NAME: &str = "all-minilm-l6-v2-int8";
 /// The ONNX Runtime library `scripts/setup.sh` installs (ort needs ≥ 1.24).
 pub const DEFAULT_RUNTIME_FILE: &str = "libonnxruntime.so.1.32.0";
 

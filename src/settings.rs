@@ -23,6 +23,8 @@ pub struct WorkerSettings {
     pub recall_slots: Option<usize>,
     /// Seconds without a request after which the worker exits (default 900).
     pub idle_timeout_s: Option<u64>,
+    /// Seconds a question waits for a starting worker before answering cold (default 10).
+    pub question_wait_s: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -50,6 +52,10 @@ impl Default for RetrievalSettings {
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 #[serde(default)]
 pub struct ModelSettings {
+    /// Which installed model to use, by its id (a folder under the cache dir's `models/`):
+    /// `embeddinggemma-300m-int8` (the default when installed) or `all-minilm-l6-v2-int8`.
+    /// `SLM_MODEL_ID` overrides it.
+    pub id: Option<String>,
     /// A user-supplied embedding model directory (model.onnx + tokenizer files, optional slm-model.json).
     pub dir: Option<PathBuf>,
     /// The ONNX Runtime shared library to load.

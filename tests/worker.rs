@@ -434,3 +434,81 @@ fn malformed_and_oversized_frames_get_an_error_and_the_worker_keeps_answering() 
     let r = env.recall("anything at all?", &[]);
     assert_eq!(served_by(&r), "worker");
 }
+
+/// The last measured load time of the test home's worker, from the runtime dir.
+fn measured_load_ms(env: &Env) -> u64 {
+    let run = env.dir.path().join("run");
+    std::fs::read_dir(&run)
+        .unwrap()
+        .flatten()
+        .find(|e| e.path().extension().is_some_and(|x| x == "load_ms"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap().trim().parse().unwrap())
+        .expect("a worker wrote its load time")
+}
+
+#[test]
+fn the_first_question_after_idle_waits_for_the_worker_and_gets_the_full_answer() {
+    let env = worker_env();
+    let _stop = StopWorker(&env);
+    env.remember("We chose Postgres for the analytics warehouse", &[]);
+    wait_running(&env);
+    assert_eq!(code(&env.run(&["worker", "stop"])), 0);
+    assert!(pid(&env).is_none());
+    let t = std::time::Instant::now();
+    let r = env.recall("Which database did we choose for analytics?", &[]);
+    let took = t.elapsed();
+    assert_eq!(served_by(&r), "worker", "one call, answered by the worker it started: {r}");
+    assert_eq!(r["tier"], "supported", "{r}");
+    assert_eq!(r["warming_up"], false, "{r}");
+    assert!(r["waited_ms"].as_f64().is_some(), "the wait is reported: {r}");
+    assert!(took < std::time::Duration::from_secs(10), "within the bound: {took:?}");
+    let ex = env.run(&["recall", "Which database did we choose for analytics?", "--explain"]);
+    assert_eq!(code(&ex), 0);
+}
+
+#[test]
+fn a_slow_model_load_answers_cold_after_the_bound_with_the_measured_estimate() {
+    let env = worker_env();
+    let _stop = StopWorker(&env);
+    env.remember("The deploy key rotates every ninety days", &[]);
+    wait_running(&env);
+    let measured = measured_load_ms(&env);
+    assert_eq!(code(&env.run(&["worker", "stop"])), 0);
+    let out = env
+        .cmd(&["recall", "When does the deploy key rotate?", "--json"])
+        .env("SLM_TEST_SLOW_LOAD_MS", "6000")
+        .env("SLM_QUESTION_WAIT_S", "1")
+        .output()
+        .unwrap();
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(served_by(&r), "cold", "{r}");
+    assert_eq!(r["warming_up"], true, "{r}");
+    let w = r["waited_ms"].as_f64().unwrap();
+    assert!((900.0..3000.0).contains(&w), "waited about the 1 s bound: {w}");
+    let secs = measured.div_ceil(1000).max(1);
+    let note = r["note"].as_str().unwrap();
+    assert!(
+        note.contains(&format!("about {secs} s")) && !note.contains("minutes"),
+        "the note uses the measured {measured} ms: {note}"
+    );
+}
+
+#[test]
+fn the_hook_prints_nothing_while_its_worker_loads_and_stays_inside_3_s() {
+    let env = worker_env();
+    let _stop = StopWorker(&env);
+    env.remember("Deploys go out on Tuesdays after the standup", &[]);
+    wait_running(&env);
+    assert_eq!(code(&env.run(&["worker", "stop"])), 0);
+    let t = std::time::Instant::now();
+    let out = env
+        .cmd(&["hook", "recall", "when do deploys go out"])
+        .env("SLM_TEST_SLOW_LOAD_MS", "8000")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let took = t.elapsed();
+    assert_eq!(code(&out), 0);
+    assert!(out.stdout.is_empty(), "no warming guess: {}", String::from_utf8_lossy(&out.stdout));
+    assert!(took < std::time::Duration::from_millis(3500), "{took:?}");
+}

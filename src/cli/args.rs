@@ -35,6 +35,11 @@ pub struct GlobalArgs {
     /// model loaded; labelled warming). Same as SLM_WORKER=off.
     #[arg(long, global = true)]
     pub no_worker: bool,
+    /// A question that finds the worker starting does not wait for it (up to
+    /// worker.question_wait_s, default 10 s): it answers at once from keyword search,
+    /// labelled warming.
+    #[arg(long, global = true)]
+    pub no_wait: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]

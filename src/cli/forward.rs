@@ -6,7 +6,7 @@ use crate::Result;
 use crate::output::Style;
 use crate::paths::Paths;
 use crate::service::{Op, Request};
-use crate::worker::client::{self, Mode};
+use crate::worker::client::{self, Mode, PastBound, Wait};
 use std::time::Duration;
 
 /// Slack over a recall's own budget for the socket round trip and process start.
@@ -19,16 +19,74 @@ pub fn forward(op: Op, g: &GlobalArgs, style: Style, timeout: Option<Duration>) 
         op,
         human: (!style.json).then_some(style),
     };
-    let answer = client::execute(&Paths::from_env(), request, mode, timeout)?;
+    let paths = Paths::from_env();
+    let explain = matches!(&request.op, Op::Recall { req } if req.explain);
+    let wait = if g.no_wait {
+        None
+    } else {
+        question_wait(&request.op, &paths)
+    };
+    let answer = client::execute_with(&paths, request, mode, timeout, wait)?;
     let mut body = answer.reply.body;
     if let Some(o) = body.as_object_mut() {
         o.insert("served_by".into(), serde_json::json!(answer.served_by));
+        if let Some(w) = answer.waited_ms {
+            o.insert("waited_ms".into(), serde_json::json!((w * 10.0).round() / 10.0));
+        }
     }
-    let human = answer.reply.human.unwrap_or_default();
+    let mut human = answer.reply.human.unwrap_or_default();
+    if let (true, Some(w)) = (explain, answer.waited_ms) {
+        human.push_str(&format!(
+            "\nwaited {w:.0} ms for the worker to load its model; {}",
+            if answer.served_by == client::ServedBy::Worker {
+                "the worker answered"
+            } else {
+                "it was not ready in time, so this process answered from keyword search"
+            }
+        ));
+    }
     if !style.json && human.is_empty() {
         // Nothing to say (a hook with nothing to add): print nothing at all.
         return Ok(answer.reply.exit);
     }
     emit(style, &answer.reply.command, body, || human)?;
     Ok(answer.reply.exit)
+}
+
+/// How long this request waits for a starting worker, and what it does past that.
+/// Questions (recall, expand, session context) wait; writes and listings do not (the
+/// in-process answer is the full answer for them). A budgeted recall or a hook waits
+/// within its own budget; a hook past it prints nothing rather than a warming guess.
+pub fn question_wait(op: &Op, paths: &Paths) -> Option<Wait> {
+    let configured = || {
+        std::env::var(client::QUESTION_WAIT_ENV)
+            .ok()
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .or_else(|| {
+                crate::settings::Settings::load(&paths.settings())
+                    .ok()
+                    .and_then(|s| s.worker.question_wait_s)
+            })
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .map(Duration::from_secs_f64)
+            .unwrap_or(client::QUESTION_WAIT)
+    };
+    match op {
+        Op::Recall { req } => Some(Wait {
+            bound: match req.budget_s {
+                Some(b) => configured().min(Duration::from_secs_f64(b / 2.0)),
+                None => configured(),
+            },
+            past_bound: PastBound::Cold,
+        }),
+        Op::Expand { .. } | Op::SessionContext { .. } => Some(Wait {
+            bound: configured(),
+            past_bound: PastBound::Cold,
+        }),
+        Op::HookRecall { req, .. } => Some(Wait {
+            bound: Duration::from_secs_f64(req.budget_s.unwrap_or(1.0)),
+            past_bound: PastBound::Nothing,
+        }),
+        _ => None,
+    }
 }

@@ -72,6 +72,7 @@ pub fn resolve(a: &RecallArgs, g: &GlobalArgs) -> Result<RecallRequest> {
         now_ms: clock.now_ms(),
         budget_s: a.budget_s,
         keyword_only: false,
+        warming_estimate_ms: None,
     })
 }
 

@@ -6,6 +6,10 @@
 //! ```
 //! Every field is optional. `similarity_floor` is the model's own evidence floor on raw
 //! cosine; without it recall uses `recall::floor::DEFAULT_COSINE_FLOOR` (0.60).
+//! `pooling: "none"` means the graph pools and normalises itself and its `output_key`
+//! output is the sentence embedding (EmbeddingGemma as `scripts/models/embeddinggemma`
+//! builds it); `query_prefix` / `document_prefix` are put before every query and every
+//! stored text, as the model card says.
 
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -20,6 +24,11 @@ pub struct Manifest {
     pub output_key: Option<String>,
     pub max_length: Option<usize>,
     pub similarity_floor: Option<f32>,
+    pub query_prefix: Option<String>,
+    pub document_prefix: Option<String>,
+    /// The licence the weights come under (shown by `slm doctor`).
+    pub license: Option<String>,
+    pub source: Option<String>,
 }
 
 /// Tokens the model reads per text. MiniLM was trained at 256 (sentence-transformers'

@@ -7,6 +7,7 @@
 //! that names its pooling, dimension and its own similarity floor. When the model or the
 //! runtime is missing, slm runs BM25-only and says so; it never panics.
 
+pub mod graph;
 pub mod manifest;
 pub mod onnx;
 
@@ -29,7 +30,16 @@ pub trait Embedder: Send + Sync {
     fn dim(&self) -> usize;
     /// The model's own evidence floor for cosine similarity, when it declares one.
     fn similarity_floor(&self) -> Option<f32>;
+    /// Embed stored texts (documents: the model's document prefix, if any, is added).
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
+    /// Embed questions (the model's query prefix, if any, is added).
+    fn embed_queries(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        self.embed(texts)
+    }
+    /// The licence of the weights, when the manifest names it.
+    fn license(&self) -> Option<&str> {
+        None
+    }
     /// Count tokens the way this model's tokenizer does (for token budgets).
     fn count_tokens(&self, text: &str) -> usize;
 }
@@ -127,7 +137,9 @@ pub struct ModelStatus {
     pub fix: Option<String>,
 }
 
-/// Load the embedder the environment asks for.
+/// Load the embedder the environment asks for: a graph that pools inside itself
+/// (`pooling: "none"` in its manifest) runs on ONNX Runtime directly; a sentence-transformers
+/// export that leaves pooling to the caller runs through fastembed.
 pub fn load(
     paths: &crate::paths::Paths,
     settings: &crate::settings::Settings,
@@ -136,5 +148,12 @@ pub fn load(
         return Ok(Box::new(HashEmbedder));
     }
     let (model_dir, runtime) = onnx::locate(paths, settings);
-    onnx::OnnxEmbedder::load(&model_dir, &runtime).map(|e| Box::new(e) as Box<dyn Embedder>)
+    let pooled_inside = Manifest::read(&model_dir)
+        .map(|m| m.pooling.as_deref() == Some("none"))
+        .unwrap_or(false);
+    if pooled_inside {
+        graph::GraphEmbedder::load(&model_dir, &runtime).map(|e| Box::new(e) as Box<dyn Embedder>)
+    } else {
+        onnx::OnnxEmbedder::load(&model_dir, &runtime).map(|e| Box::new(e) as Box<dyn Embedder>)
+    }
 }

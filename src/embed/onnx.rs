@@ -14,14 +14,35 @@ use std::sync::{Mutex, OnceLock};
 /// Texts per ONNX run. 32 was the fastest of 8/16/32/64 on 2 cores in `slm bench ingest`.
 pub const BATCH_SIZE: usize = 32;
 
+/// Environment variable choosing an installed model by id (overrides settings `model.id`).
+pub const MODEL_ID_ENV: &str = "SLM_MODEL_ID";
+
 /// Where the model directory and the runtime library are, by precedence:
-/// `SLM_MODEL_DIR` > settings `model.dir` > the cache dir; `ORT_DYLIB_PATH` > settings > cache.
+/// `SLM_MODEL_DIR` > settings `model.dir` > `SLM_MODEL_ID` > settings `model.id` > the
+/// default model when installed (EmbeddingGemma), else the other model setup installs
+/// (MiniLM); `ORT_DYLIB_PATH` > settings > cache.
 pub fn locate(paths: &Paths, settings: &Settings) -> (PathBuf, PathBuf) {
+    let by_id = |id: String| paths.cache.join("models").join(id);
     let model = std::env::var_os(super::MODEL_DIR_ENV)
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .or_else(|| settings.model.dir.clone())
-        .unwrap_or_else(|| paths.default_model_dir());
+        .or_else(|| {
+            std::env::var(MODEL_ID_ENV)
+                .ok()
+                .filter(|v| !v.is_empty())
+                .map(by_id)
+        })
+        .or_else(|| settings.model.id.clone().map(by_id))
+        .unwrap_or_else(|| {
+            let default = paths.default_model_dir();
+            let fallback = by_id(crate::paths::FALLBACK_MODEL_NAME.to_string());
+            if !default.join("model.onnx").is_file() && fallback.join("model.onnx").is_file() {
+                fallback
+            } else {
+                default
+            }
+        });
     let runtime = std::env::var_os(super::ORT_LIB_ENV)
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
@@ -30,11 +51,19 @@ pub fn locate(paths: &Paths, settings: &Settings) -> (PathBuf, PathBuf) {
     (model, runtime)
 }
 
-static RUNTIME: OnceLock<std::result::Result<PathBuf, String>> = OnceLock::new();
+static RUNTIME: OnceLock<std::result::Result<ort::environment::Environment, String>> =
+    OnceLock::new();
 
 /// Load ONNX Runtime once per process, from an explicit path (never a default search that
-/// could pick up a random library or abort the process).
+/// could pick up a random library or abort the process), and make the process's one ONNX
+/// Runtime environment (ONNX Runtime allows only one): every session, fastembed's and
+/// our own, is built on it.
 pub fn init_runtime(lib: &Path) -> std::result::Result<(), String> {
+    environment(lib).map(|_| ())
+}
+
+/// The process's ONNX Runtime environment, made on first use from `lib`.
+pub fn environment(lib: &Path) -> std::result::Result<ort::environment::Environment, String> {
     let r = RUNTIME.get_or_init(|| {
         if !lib.is_file() {
             return Err(format!(
@@ -43,17 +72,16 @@ pub fn init_runtime(lib: &Path) -> std::result::Result<(), String> {
             ));
         }
         match ort::init_from(lib) {
-            Ok(_builder) => Ok(lib.to_path_buf()),
+            Ok(builder) => builder.with_name("slm").build().map_err(|e| {
+                format!("ONNX Runtime at {} could not start: {e}", lib.display())
+            }),
             Err(e) => Err(format!(
                 "ONNX Runtime at {} could not be loaded: {e}",
                 lib.display()
             )),
         }
     });
-    match r {
-        Ok(_) => Ok(()),
-        Err(e) => Err(e.clone()),
-    }
+    r.clone()
 }
 
 pub struct OnnxEmbedder {
@@ -62,13 +90,14 @@ pub struct OnnxEmbedder {
     id: String,
     dim: usize,
     floor: Option<f32>,
+    license: Option<String>,
 }
 
 /// Whether ONNX Runtime's intra-op threads spin while waiting for work. Off: on a 2-core
 /// machine that also runs the user's work, spinning threads steal the cores the query needs.
 /// Measured here (warm worker, 30 runs each, load average ~5): the query-embedding stage
 /// p50 19 ms with spinning off against 35–44 ms with it on.
-const ORT_SPINNING: bool = false;
+pub(crate) const ORT_SPINNING: bool = false;
 
 /// The model's tokenizer for counting: its own vocabulary, but without the fixed padding
 /// and truncation its tokenizer.json may carry (Fixed 128 for all-MiniLM-L6-v2), which
@@ -87,7 +116,7 @@ pub fn count_with(t: &tokenizers::Tokenizer, text: &str) -> usize {
         .unwrap_or_else(|_| super::fallback_token_count(text))
 }
 
-fn read(dir: &Path, name: &str) -> std::result::Result<Vec<u8>, String> {
+pub(crate) fn read(dir: &Path, name: &str) -> std::result::Result<Vec<u8>, String> {
     std::fs::read(dir.join(name)).map_err(|e| {
         format!(
             "{} is missing or unreadable ({e})",
@@ -120,7 +149,7 @@ impl OnnxEmbedder {
             })
         })()
         .map_err(|e| status("missing", e, Some(FIX)))?;
-        init_runtime(runtime).map_err(|e| status("missing", e, Some(FIX)))?;
+        let env = environment(runtime).map_err(|e| status("missing", e, Some(FIX)))?;
         let pooling = match manifest.pooling.as_deref() {
             Some("cls") => Pooling::Cls,
             _ => Pooling::Mean,
@@ -134,7 +163,9 @@ impl OnnxEmbedder {
         let max_length = manifest
             .max_length
             .unwrap_or(super::manifest::DEFAULT_MAX_LENGTH);
-        let mut opts = InitOptionsUserDefined::new().with_max_length(max_length);
+        let mut opts = InitOptionsUserDefined::new()
+            .with_max_length(max_length)
+            .with_environment(env);
         if !ORT_SPINNING {
             opts = opts.with_session_config("session.intra_op.allow_spinning", "0");
         }
@@ -176,6 +207,7 @@ impl OnnxEmbedder {
             id,
             dim,
             floor: manifest.similarity_floor,
+            license: manifest.license.clone(),
         })
     }
 }
@@ -189,6 +221,9 @@ impl Embedder for OnnxEmbedder {
     }
     fn similarity_floor(&self) -> Option<f32> {
         self.floor
+    }
+    fn license(&self) -> Option<&str> {
+        self.license.as_deref()
     }
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         if texts.is_empty() {

@@ -140,6 +140,7 @@ pub fn request(query: &str, now_ms: i64, limit: usize, explain: bool) -> RecallR
         now_ms,
         budget_s: None,
         keyword_only: false,
+        warming_estimate_ms: None,
     }
 }
 

@@ -77,6 +77,10 @@ pub struct RecallRequest {
     /// vector search.
     #[serde(default)]
     pub keyword_only: bool,
+    /// Set by the cold path while a worker loads: how long loading is expected to take,
+    /// from the worker's own last measured load, for the warming note.
+    #[serde(default)]
+    pub warming_estimate_ms: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -7,7 +7,7 @@
 //! the loading path and the fallback are what the tests exercise.
 
 use super::fusion::{self, Candidate};
-use crate::embed::onnx::init_runtime;
+use crate::embed::onnx::environment;
 use fastembed::{
     RerankInitOptionsUserDefined, TextRerank, TokenizerFiles, UserDefinedRerankingModel,
 };
@@ -80,10 +80,10 @@ pub fn load(dir: &Path, runtime: &Path) -> Result<TextRerank, String> {
         special_tokens_map_file: read(dir, "special_tokens_map.json")?,
         tokenizer_config_file: read(dir, "tokenizer_config.json")?,
     };
-    init_runtime(runtime)?;
+    let env = environment(runtime)?;
     TextRerank::try_new_from_user_defined(
         UserDefinedRerankingModel::new(onnx, files),
-        RerankInitOptionsUserDefined::new(),
+        RerankInitOptionsUserDefined::new().with_environment(env),
     )
     .map_err(|e| format!("the cross-encoder could not be loaded: {e}"))
 }

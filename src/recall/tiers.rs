@@ -90,8 +90,21 @@ pub const GIBBERISH_WORDLIKE_BELOW: f64 = 0.5;
 pub const NOTE_RELATED: &str = "I don't have this exactly — here are the closest memories.";
 pub const NOTE_RELATED_AGENT: &str =
     "I don't have this exactly. Closer memories exist; ask with include_related to see them.";
-pub const NOTE_WARMING: &str =
-    "slm is still warming up — results may be incomplete. Try again in a few minutes.";
+/// The warming note when nothing says how long warming takes (no model installed, or a
+/// reranker that failed): no promise of a time slm cannot keep.
+pub const NOTE_WARMING: &str = "slm is still warming up — results may be incomplete.";
+
+/// The warming note while a worker loads its model, with the worker's own measured load
+/// time (issue "The first question after idle"): seconds, never "a few minutes".
+pub fn note_warming(estimate_ms: Option<u64>) -> String {
+    match estimate_ms {
+        Some(ms) => format!(
+            "slm is still loading its model (about {} s) — results may be incomplete. Ask again in a moment.",
+            ((ms as f64) / 1000.0).ceil().max(1.0) as u64
+        ),
+        None => NOTE_WARMING.to_string(),
+    }
+}
 
 /// The spec's "That isn't in SuperLocalMemory.", with the name slm shows users.
 pub fn note_none() -> String {
@@ -388,7 +401,7 @@ pub fn decide(ctx: &Context<'_>, ranked: &[Candidate], _no_candidates: bool) -> 
                 )
             })
             .collect();
-        let mut note = NOTE_WARMING.to_string();
+        let mut note = note_warming(ctx.req.warming_estimate_ms);
         if let Some(r) = &ctx.degraded_reason {
             note.push_str(&format!(" ({r})"));
         }

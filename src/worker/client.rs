@@ -29,6 +29,34 @@ pub const REPLY_TIMEOUT: Duration = Duration::from_secs(120);
 pub const LOG_ROTATE_BYTES: u64 = 1 << 20;
 /// `slm worker start` waits this long for the worker to load its model and listen.
 pub const READY_WAIT: Duration = Duration::from_secs(60);
+/// How long a question waits for the worker it started (or found loading) before it
+/// answers cold (`worker.question_wait_s`, `SLM_QUESTION_WAIT_S`; `--no-wait` skips it).
+/// The wait ends the moment the worker says it is ready, so the bound matters only when
+/// loading is slow: measured here, a worker with EmbeddingGemma int8 is ready in about
+/// 1–2 s on 2 cores (MiniLM 0.6 s); 10 s leaves room for a loaded machine.
+pub const QUESTION_WAIT: Duration = Duration::from_secs(10);
+pub const QUESTION_WAIT_ENV: &str = "SLM_QUESTION_WAIT_S";
+/// What the warming note says before any worker of this data dir has measured its own
+/// load (the first start ever): the figure measured for the default model here.
+pub const DEFAULT_LOAD_ESTIMATE_MS: u64 = 2000;
+
+/// How a question waits for a worker that is starting.
+#[derive(Debug, Clone, Copy)]
+pub struct Wait {
+    pub bound: Duration,
+    pub past_bound: PastBound,
+}
+
+/// What a question does when the worker is not ready within the bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PastBound {
+    /// Answer in-process from keyword search, labelled warming (a person, a script).
+    Cold,
+    /// Say busy (MCP and HTTP: an agent never gets a cold guess while its worker loads).
+    Busy,
+    /// Answer nothing (a prompt hook prints nothing rather than a warming guess).
+    Nothing,
+}
 
 /// Where commands run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,6 +101,8 @@ pub enum ServedBy {
 pub struct Answer {
     pub reply: Reply,
     pub served_by: ServedBy,
+    /// Milliseconds this command waited for a starting worker (None: it did not wait).
+    pub waited_ms: Option<f64>,
 }
 
 /// A transport failure (never an answer from the worker).
@@ -90,71 +120,159 @@ enum Transport {
     Refused(String),
 }
 
-/// Run `req` where `mode` says.
+/// Run `req` where `mode` says, without waiting for a starting worker.
 pub fn execute(
     paths: &Paths,
     req: Request,
     mode: Mode,
     timeout: Option<Duration>,
 ) -> Result<Answer> {
+    execute_with(paths, req, mode, timeout, None)
+}
+
+/// Run `req` where `mode` says. With `wait`, a request that finds no ready worker starts
+/// one (or finds it loading) and waits up to `wait.bound` for its ready signal, then asks
+/// it; past the bound it does what `wait.past_bound` says.
+pub fn execute_with(
+    paths: &Paths,
+    req: Request,
+    mode: Mode,
+    timeout: Option<Duration>,
+    wait: Option<Wait>,
+) -> Result<Answer> {
     match mode {
         Mode::Off => in_process(paths, req, ServedBy::Cold),
         Mode::Inline => in_process(paths, req, ServedBy::Inline),
         Mode::Auto => {
             let files = WorkerFiles::for_paths(paths)?;
-            let body = ClientBody::Request {
+            let timeout = timeout.unwrap_or(REPLY_TIMEOUT);
+            let body = || ClientBody::Request {
                 request: req.clone(),
             };
-            match exchange(&files, body, timeout.unwrap_or(REPLY_TIMEOUT)) {
-                Ok(frame) => match frame.body {
-                    WorkerBody::Reply { reply } => Ok(Answer {
-                        reply,
-                        served_by: ServedBy::Worker,
-                    }),
-                    WorkerBody::Error { error } => Err(Error::Remote(error)),
-                    WorkerBody::ShuttingDown => {
-                        // It was leaving and ran nothing: answer here, start a new one.
+            let not_ready = match exchange(&files, body(), timeout) {
+                Ok(frame) => match answer_of(frame.body, None) {
+                    Ok(a) => return Ok(a),
+                    Err(Unanswered::Error(e)) => return Err(e),
+                    Err(Unanswered::ShuttingDown) => {
+                        // It was leaving and ran nothing: start a new one.
                         wait_gone(&files, Duration::from_secs(30));
-                        start(paths, &files, true)?;
-                        in_process(paths, req, ServedBy::Cold)
+                        Transport::NotRunning { stale: true }
                     }
-                    other => Err(Error::Other(format!(
-                        "the worker answered out of turn: {other:?}"
-                    ))),
                 },
-                Err(Transport::NotRunning { stale }) => {
-                    start(paths, &files, stale)?;
-                    in_process(paths, req, ServedBy::Cold)
+                Err(t) => t,
+            };
+            let ready = match not_ready {
+                Transport::NotRunning { stale } => start(paths, &files, stale)?,
+                Transport::Mismatch => {
+                    wait_gone(&files, Duration::from_secs(10));
+                    start(paths, &files, true)?
                 }
-                Err(Transport::NotSent(why)) => {
+                Transport::NotSent(why) => {
                     eprintln!(
                         "slm: the worker did not take the request ({why}); answering in-process"
                     );
-                    in_process(paths, req, ServedBy::Cold)
+                    return in_process(paths, req, ServedBy::Cold);
                 }
-                Err(Transport::Mismatch) => {
-                    wait_gone(&files, Duration::from_secs(10));
-                    start(paths, &files, true)?;
-                    in_process(paths, req, ServedBy::Cold)
+                Transport::Lost(why) if req.op.is_write() => {
+                    return Err(Error::Other(format!(
+                        "the worker stopped before confirming this {} ({why}); it may or may not have been saved, and it was not sent again. `slm list` shows what is stored",
+                        req.op.name()
+                    )));
                 }
-                Err(Transport::Refused(why)) => Err(Error::Other(format!(
-                    "{why}; nothing was sent. Remove {} if you trust nothing in {}",
-                    files.socket.display(),
-                    files.dir.display()
-                ))),
-                Err(Transport::Lost(why)) if req.op.is_write() => Err(Error::Other(format!(
-                    "the worker stopped before confirming this {} ({why}); it may or may not have been saved, and it was not sent again. `slm list` shows what is stored",
-                    req.op.name()
-                ))),
-                Err(Transport::Lost(why)) => {
+                Transport::Lost(why) => {
                     eprintln!(
                         "slm: the worker stopped while answering ({why}); answering in-process this time"
                     );
-                    in_process(paths, req, ServedBy::Cold)
+                    return in_process(paths, req, ServedBy::Cold);
                 }
+                Transport::Refused(why) => {
+                    return Err(Error::Other(format!(
+                        "{why}; nothing was sent. Remove {} if you trust nothing in {}",
+                        files.socket.display(),
+                        files.dir.display()
+                    )));
+                }
+            };
+            let Some(wait) = wait else {
+                return cold(paths, &files, req);
+            };
+            let t = Instant::now();
+            if ready.wait(wait.bound) {
+                let waited = Some(t.elapsed().as_secs_f64() * 1000.0);
+                if let Ok(frame) = exchange(&files, body(), timeout) {
+                    if let Ok(a) = answer_of(frame.body, waited) {
+                        return Ok(a);
+                    }
+                }
+            }
+            let waited = Some(t.elapsed().as_secs_f64() * 1000.0);
+            match wait.past_bound {
+                PastBound::Cold => {
+                    let mut a = cold(paths, &files, req)?;
+                    a.waited_ms = waited;
+                    Ok(a)
+                }
+                PastBound::Busy => Err(Error::Busy {
+                    message: format!(
+                        "{} is still loading its model. Ask again in about {} seconds; nothing was lost.",
+                        crate::PRODUCT_NAME,
+                        load_estimate_ms(&files).div_ceil(1000).max(1)
+                    ),
+                    retry_after_s: load_estimate_ms(&files).div_ceil(1000).max(1),
+                }),
+                PastBound::Nothing => Ok(Answer {
+                    reply: Reply {
+                        command: req.op.name().to_string(),
+                        body: serde_json::json!({ "recall": null, "context": null,
+                            "skipped": "the worker was still loading its model" }),
+                        human: Some(String::new()),
+                        exit: 0,
+                    },
+                    served_by: ServedBy::Cold,
+                    waited_ms: waited,
+                }),
             }
         }
     }
+}
+
+/// A worker's answer, or what went wrong with it.
+enum Unanswered {
+    Error(Error),
+    /// It was leaving and ran nothing.
+    ShuttingDown,
+}
+
+fn answer_of(body: WorkerBody, waited_ms: Option<f64>) -> std::result::Result<Answer, Unanswered> {
+    match body {
+        WorkerBody::Reply { reply } => Ok(Answer {
+            reply,
+            served_by: ServedBy::Worker,
+            waited_ms,
+        }),
+        WorkerBody::Error { error } => Err(Unanswered::Error(Error::Remote(error))),
+        WorkerBody::ShuttingDown => Err(Unanswered::ShuttingDown),
+        other => Err(Unanswered::Error(Error::Other(format!(
+            "the worker answered out of turn: {other:?}"
+        )))),
+    }
+}
+
+/// Answer here without the model while the worker loads; the warming note says how long
+/// loading took the last time this data dir's worker measured it.
+fn cold(paths: &Paths, files: &WorkerFiles, mut req: Request) -> Result<Answer> {
+    if let Op::Recall { req: r } | Op::HookRecall { req: r, .. } = &mut req.op {
+        r.warming_estimate_ms = Some(load_estimate_ms(files));
+    }
+    in_process(paths, req, ServedBy::Cold)
+}
+
+/// The worker's own last measured load time (written when it became ready).
+pub fn load_estimate_ms(files: &WorkerFiles) -> u64 {
+    std::fs::read_to_string(&files.load_time)
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(DEFAULT_LOAD_ESTIMATE_MS)
 }
 
 /// Answer in this process: cold (no model, keyword-only recall) or inline (model loaded).
@@ -177,7 +295,11 @@ pub fn in_process(paths: &Paths, mut req: Request, served_by: ServedBy) -> Resul
         },
     )?);
     let reply = service::execute(&engine, &req)?;
-    Ok(Answer { reply, served_by })
+    Ok(Answer {
+        reply,
+        served_by,
+        waited_ms: None,
+    })
 }
 
 fn exchange(
@@ -222,25 +344,60 @@ fn exchange(
     Ok(reply)
 }
 
+/// How to learn that a starting worker is ready: a real signal, never a polling loop.
+pub enum Ready {
+    /// We spawned it: it writes one line on the pipe that is its stdout when it listens
+    /// (and the pipe closes if it dies first).
+    Spawned(std::io::PipeReader),
+    /// Another process spawned it and it is loading: it holds the start-up lock until it
+    /// listens, so taking that lock (blocking) is the signal.
+    Loading(std::path::PathBuf),
+}
+
+impl Ready {
+    /// Wait up to `bound` for the signal. True when the worker said it is ready.
+    pub fn wait(self, bound: Duration) -> bool {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        std::thread::spawn(move || {
+            let ok = match self {
+                Ready::Spawned(pipe) => {
+                    use std::io::BufRead;
+                    let mut line = String::new();
+                    std::io::BufReader::new(pipe)
+                        .read_line(&mut line)
+                        .is_ok_and(|_| line.starts_with("ready"))
+                }
+                Ready::Loading(lock) => std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&lock)
+                    .and_then(|f| f.lock())
+                    .is_ok(),
+            };
+            let _ = tx.send(ok);
+        });
+        rx.recv_timeout(bound).unwrap_or(false)
+    }
+}
+
 /// Start a worker unless one is starting already. `stale`: a socket file is there but
 /// nobody listens (a crashed worker); it is removed under the start-up lock.
-fn start(paths: &Paths, files: &WorkerFiles, stale: bool) -> Result<bool> {
+fn start(paths: &Paths, files: &WorkerFiles, stale: bool) -> Result<Ready> {
     match WriteLock::try_acquire(&files.startup_lock)? {
         // A worker is loading right now (it holds the lock until it listens).
-        None => return Ok(false),
+        None => Ok(Ready::Loading(files.startup_lock.clone())),
         Some(lock) => {
             if stale && Stream::connect(super::server::name(files)?).is_err() {
                 let _ = std::fs::remove_file(&files.socket);
             }
             drop(lock);
+            spawn(paths, files).map(Ready::Spawned)
         }
     }
-    spawn(paths, files)?;
-    Ok(true)
 }
 
-/// Start `slm worker run` detached, its output appended to the log in the data dir.
-fn spawn(paths: &Paths, files: &WorkerFiles) -> Result<()> {
+/// Start `slm worker run` detached, its output appended to the log in the data dir and its
+/// stdout a pipe on which it says when it is ready.
+fn spawn(paths: &Paths, files: &WorkerFiles) -> Result<std::io::PipeReader> {
     use std::os::unix::process::CommandExt;
     let exe = std::env::current_exe().map_err(|e| Error::io("finding the slm binary", e))?;
     std::fs::create_dir_all(&paths.data)
@@ -249,23 +406,27 @@ fn spawn(paths: &Paths, files: &WorkerFiles) -> Result<()> {
     if std::fs::metadata(&files.log).is_ok_and(|m| m.len() > LOG_ROTATE_BYTES) {
         let _ = std::fs::rename(&files.log, files.log.with_extension("log.1"));
     }
-    let log = std::fs::OpenOptions::new()
+    // A data dir we cannot write to (read-only) still gets a worker; its log goes nowhere.
+    let log: std::process::Stdio = match std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(&files.log)
-        .map_err(|e| Error::io(format!("opening {}", files.log.display()), e))?;
-    let log2 = log
-        .try_clone()
-        .map_err(|e| Error::io("opening the worker log", e))?;
+    {
+        Ok(f) => f.into(),
+        Err(_) => std::process::Stdio::null(),
+    };
+    let (ready_rx, ready_tx) =
+        std::io::pipe().map_err(|e| Error::io("making the worker's ready pipe", e))?;
     let mut child = std::process::Command::new(exe)
         .args(["worker", "run"])
         .env(paths::HOME_ENV, &paths.data)
         .env(paths::CACHE_ENV, &paths.cache)
         .env(super::runtime_dir::RUNTIME_ENV, &files.dir)
+        .env(super::server::READY_PIPE_ENV, "1")
         .env_remove(WORKER_ENV)
         .stdin(std::process::Stdio::null())
-        .stdout(log)
-        .stderr(log2)
+        .stdout(ready_tx)
+        .stderr(log)
         // Its own process group: a Ctrl-C at the terminal that started it does not stop it.
         .process_group(0)
         .spawn()
@@ -274,7 +435,7 @@ fn spawn(paths: &Paths, files: &WorkerFiles) -> Result<()> {
     std::thread::spawn(move || {
         let _ = child.wait();
     });
-    Ok(())
+    Ok(ready_rx)
 }
 
 fn wait_gone(files: &WorkerFiles, wait: Duration) {
@@ -313,13 +474,11 @@ pub fn start_and_wait(paths: &Paths) -> Result<Status> {
     if let Err(Transport::Mismatch) = exchange(&files, ClientBody::Ping, Duration::from_secs(5)) {
         wait_gone(&files, Duration::from_secs(10));
     }
-    start(paths, &files, stale)?;
-    let t = Instant::now();
-    while t.elapsed() < READY_WAIT {
+    let ready = start(paths, &files, stale)?;
+    if ready.wait(READY_WAIT) {
         if let Some(s) = status(paths)? {
             return Ok(s);
         }
-        std::thread::sleep(Duration::from_millis(50));
     }
     Err(Error::Other(format!(
         "the worker did not answer within {} s; see {}",

@@ -25,6 +25,8 @@ pub struct WorkerFiles {
     pub socket: PathBuf,
     pub startup_lock: PathBuf,
     pub log: PathBuf,
+    /// The last measured load time of this data dir's worker, in ms (for warming notes).
+    pub load_time: PathBuf,
 }
 
 impl WorkerFiles {
@@ -35,6 +37,7 @@ impl WorkerFiles {
         Ok(WorkerFiles {
             socket: dir.join(format!("{key}.sock")),
             startup_lock: dir.join(format!("{key}.start.lock")),
+            load_time: dir.join(format!("{key}.load_ms")),
             log: paths.data.join("worker.log"),
             dir,
         })

@@ -31,6 +31,10 @@ use std::time::{Duration, Instant};
 /// a working session's pauses, short enough not to hold ~300 MB all day.
 pub const DEFAULT_IDLE: Duration = Duration::from_secs(900);
 pub const IDLE_ENV: &str = "SLM_WORKER_IDLE_S";
+/// Set by the client that spawned this worker: its stdout is a pipe waiting for "ready".
+pub const READY_PIPE_ENV: &str = "SLM_WORKER_READY_PIPE";
+/// Test hook: sleep this many ms before loading, as a slow model load would.
+pub const TEST_SLOW_LOAD_ENV: &str = "SLM_TEST_SLOW_LOAD_MS";
 /// Background work waits at most this long for questions to finish (the spec: twenty seconds).
 pub const STEP_ASIDE_MAX: Duration = Duration::from_secs(20);
 /// Memories embedded per background batch: ~0.2–0.5 s of model time on 2 cores, so a
@@ -124,6 +128,9 @@ pub fn run(paths: Paths) -> Result<()> {
     }
     let _ = std::fs::remove_file(&files.socket);
     let t = Instant::now();
+    if let Some(ms) = env_num(TEST_SLOW_LOAD_ENV) {
+        std::thread::sleep(Duration::from_millis(ms));
+    }
     let engine = Arc::new(Engine::open(
         paths,
         OpenOptions {
@@ -148,6 +155,9 @@ pub fn run(paths: Paths) -> Result<()> {
         .create_sync()
         .map_err(|e| Error::io(format!("listening on {}", files.socket.display()), e))?;
     drop(startup);
+    let load_ms = t.elapsed().as_millis() as u64;
+    let _ = crate::paths::write_atomic(&files.load_time, load_ms.to_string().as_bytes());
+    signal_ready(load_ms);
     eprintln!(
         "slm worker {} (pid {}) ready on {} in {:.0} ms; model {}; {slots} question slots; idle exit after {} s",
         protocol::version(),
@@ -209,6 +219,22 @@ pub fn run(paths: Paths) -> Result<()> {
         });
     }
     Ok(())
+}
+
+/// Tell the client that spawned us that we listen: one line on the pipe that is our stdout,
+/// then point stdout at the log (stderr) so nothing else ever writes into that pipe.
+fn signal_ready(load_ms: u64) {
+    if std::env::var_os(READY_PIPE_ENV).is_none() {
+        return;
+    }
+    use std::io::Write;
+    let mut out = std::io::stdout();
+    let _ = writeln!(out, "ready {load_ms}");
+    let _ = out.flush();
+    // SAFETY: dup2 on the process's own standard descriptors; stdout was just flushed.
+    unsafe {
+        libc::dup2(2, 1);
+    }
 }
 
 fn env_num(key: &str) -> Option<u64> {

@@ -1,0 +1,239 @@
+//! An embedding graph that pools and normalises inside itself, run on ONNX Runtime
+//! directly: EmbeddingGemma-300M as `scripts/models/embeddinggemma` builds it (Gemma 3
+//! encoder with bidirectional attention, mean pooling, both dense layers, L2 norm).
+//!
+//! Interface (the builder writes exactly this): inputs `input_ids` and `attention_mask`,
+//! int64 `[batch, sequence]`; output `output_key` (`sentence_embedding`), float32
+//! `[batch, dimension]`. fastembed cannot run such a graph (it always pools the output
+//! itself), so the tokenizer and the padding are done here.
+//!
+//! The model card's prefixes are added here, once: `query_prefix` before questions,
+//! `document_prefix` before stored texts.
+
+use super::{Embedder, Manifest, ModelStatus};
+use crate::{Error, Result};
+use ort::session::Session;
+use ort::value::Tensor;
+use std::path::Path;
+use std::sync::Mutex;
+
+/// Texts per ONNX run (sorted by length first, so a batch pads little). 16 keeps the
+/// attention buffers of a 512-token batch near 50 MB per layer.
+pub const BATCH_SIZE: usize = 16;
+/// Intra-op threads. On this 2-core machine one thread embeds one short query fastest
+/// (17.5 ms against 20.6 ms with two, issue "A stronger memory model"), but batches of
+/// stored texts need both cores to stay above 60 memories/s; two it is.
+pub const INTRA_THREADS: usize = 2;
+/// Tokens read per text when the manifest does not say (the builder writes 512).
+pub const DEFAULT_MAX_LENGTH: usize = 512;
+
+pub struct GraphEmbedder {
+    session: Mutex<Session>,
+    tokenizer: tokenizers::Tokenizer,
+    counting: Option<tokenizers::Tokenizer>,
+    output: String,
+    pad_id: i64,
+    id: String,
+    dim: usize,
+    floor: Option<f32>,
+    license: Option<String>,
+    query_prefix: String,
+    document_prefix: String,
+}
+
+impl GraphEmbedder {
+    pub fn load(model_dir: &Path, runtime: &Path) -> std::result::Result<Self, ModelStatus> {
+        let status = |state: &'static str, detail: String, fix: Option<&str>| ModelStatus {
+            state,
+            model_dir: model_dir.display().to_string(),
+            runtime: runtime.display().to_string(),
+            detail,
+            fix: fix.map(str::to_string),
+        };
+        const FIX: &str = "scripts/setup.sh --models-only";
+        let manifest = Manifest::read(model_dir).map_err(|e| status("invalid", e, None))?;
+        let tok_json = super::onnx::read(model_dir, "tokenizer.json")
+            .map_err(|e| status("missing", e, Some(FIX)))?;
+        if !model_dir.join("model.onnx").is_file() {
+            return Err(status(
+                "missing",
+                format!("{} is missing", model_dir.join("model.onnx").display()),
+                Some(FIX),
+            ));
+        }
+        let env =
+            super::onnx::environment(runtime).map_err(|e| status("missing", e, Some(FIX)))?;
+        let broken = |what: &str, e: String| status("broken", format!("{what}: {e}"), None);
+        let mut tokenizer = tokenizers::Tokenizer::from_bytes(&tok_json)
+            .map_err(|e| broken("its tokenizer.json could not be read", e.to_string()))?;
+        let max_length = manifest.max_length.unwrap_or(DEFAULT_MAX_LENGTH);
+        tokenizer.with_padding(None);
+        tokenizer
+            .with_truncation(Some(tokenizers::TruncationParams {
+                max_length,
+                ..Default::default()
+            }))
+            .map_err(|e| broken("its tokenizer could not truncate", e.to_string()))?;
+        let pad_id = tokenizer.token_to_id("<pad>").unwrap_or(0) as i64;
+        let mut builder = Session::builder(&env)
+            .map_err(|e| broken("ONNX Runtime could not start a session", e.to_string()))?;
+        builder = builder
+            .with_intra_threads(INTRA_THREADS)
+            .map_err(|e| broken("setting threads", e.to_string()))?;
+        if !super::onnx::ORT_SPINNING {
+            builder = builder
+                .with_config_entry("session.intra_op.allow_spinning", "0")
+                .map_err(|e| broken("setting spinning", e.to_string()))?;
+        }
+        let session = builder
+            .commit_from_file(model_dir.join("model.onnx"))
+            .map_err(|e| broken("the model could not be loaded", e.to_string()))?;
+        let output = manifest
+            .output_key
+            .clone()
+            .unwrap_or_else(|| "sentence_embedding".into());
+        let counting = super::onnx::counting_tokenizer(&tok_json);
+        let mut e = GraphEmbedder {
+            session: Mutex::new(session),
+            tokenizer,
+            counting,
+            output,
+            pad_id,
+            id: manifest.id.clone().unwrap_or_else(|| {
+                model_dir
+                    .file_name()
+                    .map(|n| n.to_string_lossy().to_string())
+                    .unwrap_or_else(|| "user-model".into())
+            }),
+            dim: 0,
+            floor: manifest.similarity_floor,
+            license: manifest.license.clone(),
+            query_prefix: manifest.query_prefix.clone().unwrap_or_default(),
+            document_prefix: manifest.document_prefix.clone().unwrap_or_default(),
+        };
+        let probe = e
+            .run(&["slm probe"])
+            .map_err(|err| broken("the model loaded but a probe embedding failed", err.to_string()))?;
+        let dim = probe.first().map(|v| v.len()).unwrap_or(0);
+        if dim == 0 || manifest.dimension.is_some_and(|d| d != dim) {
+            return Err(broken(
+                "its output",
+                format!(
+                    "{dim}-d vectors, the manifest says {:?}",
+                    manifest.dimension
+                ),
+            ));
+        }
+        e.dim = dim;
+        Ok(e)
+    }
+
+    /// Token ids of already-prefixed texts, with the model's special tokens (BOS … EOS).
+    pub fn token_ids(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>> {
+        texts
+            .iter()
+            .map(|t| {
+                self.tokenizer
+                    .encode(*t, true)
+                    .map(|e| e.get_ids().to_vec())
+                    .map_err(|e| Error::Model(format!("tokenizing: {e}")))
+            })
+            .collect()
+    }
+
+    /// Embed already-prefixed texts, in their order.
+    fn run(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        let ids = self.token_ids(texts)?;
+        let mut order: Vec<usize> = (0..ids.len()).collect();
+        order.sort_by_key(|&i| ids[i].len());
+        let mut out = vec![Vec::new(); ids.len()];
+        for chunk in order.chunks(BATCH_SIZE) {
+            let rows: Vec<&Vec<u32>> = chunk.iter().map(|&i| &ids[i]).collect();
+            for (slot, v) in chunk.iter().zip(self.run_ids(&rows)?) {
+                out[*slot] = v;
+            }
+        }
+        Ok(out)
+    }
+
+    /// One ONNX run over token id rows, padded to the longest.
+    pub fn run_ids(&self, rows: &[&Vec<u32>]) -> Result<Vec<Vec<f32>>> {
+        let b = rows.len();
+        let s = rows.iter().map(|r| r.len()).max().unwrap_or(0).max(1);
+        let mut input = vec![self.pad_id; b * s];
+        let mut mask = vec![0i64; b * s];
+        for (i, r) in rows.iter().enumerate() {
+            for (j, &t) in r.iter().enumerate() {
+                input[i * s + j] = t as i64;
+                mask[i * s + j] = 1;
+            }
+        }
+        let err = |e: ort::Error| Error::Model(e.to_string());
+        let input = Tensor::from_array(([b, s], input)).map_err(err)?;
+        let mask = Tensor::from_array(([b, s], mask)).map_err(err)?;
+        let mut session = self
+            .session
+            .lock()
+            .map_err(|_| Error::Model("the embedder lock was poisoned".into()))?;
+        let outputs = session
+            .run(ort::inputs!["input_ids" => input, "attention_mask" => mask])
+            .map_err(err)?;
+        let value = outputs
+            .get(self.output.as_str())
+            .ok_or_else(|| Error::Model(format!("the graph has no output {}", self.output)))?;
+        let (shape, data) = value.try_extract_tensor::<f32>().map_err(err)?;
+        let dim = *shape.last().unwrap_or(&0) as usize;
+        if dim == 0 || data.len() != b * dim {
+            return Err(Error::Model(format!(
+                "the graph returned shape {shape:?} for {b} texts"
+            )));
+        }
+        Ok(data
+            .chunks_exact(dim)
+            .map(|c| {
+                let mut v = c.to_vec();
+                super::normalize(&mut v);
+                v
+            })
+            .collect())
+    }
+
+    fn with_prefix(prefix: &str, texts: &[&str]) -> Vec<String> {
+        texts.iter().map(|t| format!("{prefix}{t}")).collect()
+    }
+}
+
+impl Embedder for GraphEmbedder {
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn dim(&self) -> usize {
+        self.dim
+    }
+    fn similarity_floor(&self) -> Option<f32> {
+        self.floor
+    }
+    fn license(&self) -> Option<&str> {
+        self.license.as_deref()
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let p = Self::with_prefix(&self.document_prefix, texts);
+        self.run(&p.iter().map(String::as_str).collect::<Vec<_>>())
+    }
+    fn embed_queries(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let p = Self::with_prefix(&self.query_prefix, texts);
+        self.run(&p.iter().map(String::as_str).collect::<Vec<_>>())
+    }
+    fn count_tokens(&self, text: &str) -> usize {
+        match &self.counting {
+            Some(t) => super::onnx::count_with(t, text),
+            None => super::fallback_token_count(text),
+        }
+    }
+}
