@@ -792,6 +792,11 @@ impl Engine {
 
     /// Embed memories still waiting for one, up to `limit`. Returns how many were done.
     pub fn embed_backlog(&self, limit: usize) -> Result<usize> {
+        self.embed_backlog_with(limit, None)
+    }
+
+    /// The same with a progress bar (`slm reindex` after a model change).
+    fn embed_backlog_with(&self, limit: usize, pb: Option<&indicatif::ProgressBar>) -> Result<usize> {
         let Some(e) = &self.embedder else {
             return Ok(0);
         };
@@ -804,7 +809,11 @@ impl Engine {
                 break;
             }
             let ids: Vec<i64> = batch.iter().map(|(id, _)| *id).collect();
-            done += self.embed_ids(&ids)?.len();
+            let n = self.embed_ids(&ids)?.len();
+            done += n;
+            if let Some(pb) = pb {
+                pb.inc(n as u64);
+            }
         }
         Ok(done)
     }
@@ -908,7 +917,11 @@ impl Engine {
         if self.embedder.is_some() {
             let _ = std::fs::remove_file(self.paths.vectors_meta());
             self.open_vectors(true)?;
-            embedded = self.embed_backlog(usize::MAX)?;
+            // Each batch is committed: an interrupted reindex resumes where it stopped.
+            let pending = self.pending_embeddings()?.max(0) as u64;
+            let pb = crate::progress::bar(pending, "embeddings");
+            embedded = self.embed_backlog_with(usize::MAX, Some(&pb))?;
+            pb.finish_and_clear();
             self.refresh_baselines(usize::MAX)?;
             self.save_vectors_if_due(true)?;
         }

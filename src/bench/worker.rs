@@ -62,6 +62,9 @@ fn timed(
     Ok(out.into_inner().expect("lock"))
 }
 
+/// Restarts measured for "first question after idle".
+const FIRST_QUESTION_RUNS: usize = 5;
+
 fn summary(mut v: Vec<f64>) -> Value {
     json!({ "n": v.len(), "p50": pct(&mut v, 0.5), "p90": pct(&mut v, 0.9), "p99": pct(&mut v, 0.99) })
 }
@@ -154,7 +157,31 @@ pub fn run(a: BenchRecallArgs, style: Style) -> Result<i32> {
     }
     let rss = status_mb_of(&pid.to_string(), "VmRSS");
     let peak = status_mb_of(&pid.to_string(), "VmHWM");
-    human.push_str(&format!("worker RSS {rss:.0} MB (peak {peak:.0} MB)"));
+    human.push_str(&format!("worker RSS {rss:.0} MB (peak {peak:.0} MB)\n"));
+    // The first question after idle: no worker running; one `slm recall` starts it, waits
+    // for its ready signal and gets the full answer. Several restarts, each a new question.
+    let mut first = Vec::new();
+    let mut first_full = 0;
+    for j in slice(levels.len() + 1).iter().skip(5).take(FIRST_QUESTION_RUNS) {
+        let _ = slm(&exe, &home, &run).args(["worker", "stop"]).output();
+        let t = Instant::now();
+        let o = slm(&exe, &home, &run)
+            .args(j)
+            .output()
+            .map_err(|e| Error::io("asking the first question", e))?;
+        first.push(t.elapsed().as_secs_f64() * 1000.0);
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap_or(Value::Null);
+        if v["served_by"] == "worker" && v["warming_up"] == false {
+            first_full += 1;
+        }
+    }
+    let first_n = first.len();
+    let first = summary(first);
+    human.push_str(&format!(
+        "first question after idle (worker stopped; one recall starts it and waits): time to full answer p50 {:.0} ms, p90 {:.0} ms; {first_full}/{first_n} answered in full by the worker",
+        first["p50"].as_f64().unwrap_or(0.0),
+        first["p90"].as_f64().unwrap_or(0.0),
+    ));
     let _ = slm(&exe, &home, &run).args(["worker", "stop"]).output();
     let body = json!({
         "memories": memories,
@@ -165,6 +192,8 @@ pub fn run(a: BenchRecallArgs, style: Style) -> Result<i32> {
         "warm": rows,
         "worker_rss_mb": rss,
         "worker_peak_rss_mb": peak,
+        "first_question_after_idle_ms": first,
+        "first_question_full_answers": first_full,
     });
     crate::cli::emit_pub(style, "bench", body, || human)?;
     Ok(0)

@@ -149,7 +149,9 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
                 Err(e) => json!({ "error": e.to_string() }),
             };
             (
-                json!({ "state": "loaded", "id": e.id(), "dimension": e.dim(), "similarity_floor": e.similarity_floor() }),
+                json!({ "state": "loaded", "id": e.id(), "dimension": e.dim(), "similarity_floor": e.similarity_floor(),
+                        "license": e.license(), "dir": crate::embed::onnx::locate(&engine.paths, &engine.settings).0.display().to_string(),
+                        "vectors_of_other_models_or_missing": pending }),
                 probe,
             )
         }
@@ -192,10 +194,11 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
         match engine.embedder() {
             Some(e) => {
                 s.push_str(&format!(
-                    "{}model      {} ({}-d)\n",
+                    "{}model      {} ({}-d; licence: {})\n",
                     mark(true),
                     e.id(),
-                    e.dim()
+                    e.dim(),
+                    e.license().unwrap_or("see its model directory")
                 ));
                 s.push_str(&format!(
                     "{}probe      {}\n",
@@ -203,10 +206,15 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
                     probe
                 ));
                 s.push_str(&format!(
-                    "{}vectors    {:?}, {} pending embeddings\n",
+                    "{}vectors    {:?}, {} pending embeddings{}\n",
                     mark(vectors.usable()),
                     vectors,
-                    pending
+                    pending,
+                    if pending > 0 {
+                        " (not yet embedded by this model; the worker catches up, `slm reindex` does it now)"
+                    } else {
+                        ""
+                    }
                 ));
             }
             None => {

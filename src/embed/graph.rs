@@ -92,7 +92,10 @@ impl GraphEmbedder {
             .output_key
             .clone()
             .unwrap_or_else(|| "sentence_embedding".into());
-        let counting = super::onnx::counting_tokenizer(&tok_json);
+        // The same vocabulary without truncation, for counting (parsing a 33 MB
+        // tokenizer.json again would cost another second or two).
+        let mut counting = tokenizer.clone();
+        let counting = counting.with_truncation(None).is_ok().then_some(counting);
         let mut e = GraphEmbedder {
             session: Mutex::new(session),
             tokenizer,

@@ -72,7 +72,8 @@ pub fn environment(lib: &Path) -> std::result::Result<ort::environment::Environm
             ));
         }
         match ort::init_from(lib) {
-            Ok(builder) => builder.with_name("slm").build().map_err(|e| {
+            // Nothing leaves the machine: ONNX Runtime's telemetry is off.
+            Ok(builder) => builder.with_name("slm").with_telemetry(false).build().map_err(|e| {
                 format!("ONNX Runtime at {} could not start: {e}", lib.display())
             }),
             Err(e) => Err(format!(
