@@ -281,7 +281,7 @@ _slm() {
 
     case "${cmd}" in
         slm)
-            opts="-h -V --json --color --profile --no-worker --help --version remember import recall expand list show update delete forget session-context hook mcp serve worker reindex doctor eval bench completions man help"
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version remember import recall expand list show update delete forget session-context hook mcp serve worker reindex doctor eval bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -303,7 +303,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench)
-            opts="-h -V --json --color --profile --no-worker --help --version ingest recall vectors worker help"
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version ingest recall vectors worker help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -409,7 +409,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench__subcmd__ingest)
-            opts="-h -V --memories --data --json --color --profile --no-worker --help --version"
+            opts="-h -V --memories --data --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -439,7 +439,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench__subcmd__recall)
-            opts="-h -V --memories --questions --concurrency --data --json --color --profile --no-worker --help --version"
+            opts="-h -V --memories --questions --concurrency --data --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -477,7 +477,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench__subcmd__vectors)
-            opts="-h -V --memories --questions --concurrency --data --json --color --profile --no-worker --help --version"
+            opts="-h -V --memories --questions --concurrency --data --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -515,7 +515,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench__subcmd__worker)
-            opts="-h -V --memories --questions --concurrency --data --json --color --profile --no-worker --help --version"
+            opts="-h -V --memories --questions --concurrency --data --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -553,7 +553,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__completions)
-            opts="-h -V --json --color --profile --no-worker --help --version bash elvish fish powershell zsh"
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -575,7 +575,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__delete)
-            opts="-h -V --json --color --profile --no-worker --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -597,7 +597,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__doctor)
-            opts="-h -V --json --color --profile --no-worker --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -619,7 +619,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__eval)
-            opts="-h -V --json --color --profile --no-worker --help --version locomo questions help"
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version locomo questions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -697,7 +697,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__eval__subcmd__locomo)
-            opts="-h -V --conversations --audit --k --baseline --markdown --misses --json --color --profile --no-worker --help --version"
+            opts="-h -V --conversations --audit --k --baseline --markdown --misses --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -743,7 +743,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__eval__subcmd__questions)
-            opts="-h -V --expect --store --json --color --profile --no-worker --help --version"
+            opts="-h -V --expect --store --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -773,7 +773,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__expand)
-            opts="-h -V --json --color --profile --no-worker --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -795,7 +795,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__forget)
-            opts="-y -h -V --kind --tag --session --before --dry-run --yes --json --color --profile --no-worker --help --version"
+            opts="-y -h -V --kind --tag --session --before --dry-run --yes --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1309,7 +1309,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__hook)
-            opts="-h -V --json --color --profile --no-worker --help --version recall help"
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version recall help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1373,7 +1373,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__hook__subcmd__recall)
-            opts="-h -V --budget-s --max-tokens --json --color --profile --no-worker --help --version"
+            opts="-h -V --budget-s --max-tokens --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1403,7 +1403,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__import)
-            opts="-h -V --skip-bad --print-ids --batch --json --color --profile --no-worker --help --version"
+            opts="-h -V --skip-bad --print-ids --batch --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1429,7 +1429,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__list)
-            opts="-h -V --limit --kind --tag --session --all --json --color --profile --no-worker --help --version"
+            opts="-h -V --limit --kind --tag --session --all --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1467,7 +1467,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__man)
-            opts="-h -V --json --color --profile --no-worker --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1489,7 +1489,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__mcp)
-            opts="-h -V --json --color --profile --no-worker --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1511,7 +1511,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__recall)
-            opts="-h -V --limit --depth --max-tokens --show-weak --agent --include-related --explain --window --as-of --known-as-of --valid-at --include-shared --include-global --kind --budget-s --json --color --profile --no-worker --help --version"
+            opts="-h -V --limit --depth --max-tokens --show-weak --agent --include-related --explain --window --as-of --known-as-of --valid-at --include-shared --include-global --kind --budget-s --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1569,7 +1569,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__reindex)
-            opts="-h -V --json --color --profile --no-worker --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1591,7 +1591,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__remember)
-            opts="-h -V --kind --tag --session --pin --scope --at --source --idempotency-key --supersedes --json --color --profile --no-worker --help --version"
+            opts="-h -V --kind --tag --session --pin --scope --at --source --idempotency-key --supersedes --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1645,7 +1645,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__serve)
-            opts="-h -V --http --allow-remote --print-token --json --color --profile --no-worker --help --version"
+            opts="-h -V --http --allow-remote --print-token --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1671,7 +1671,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__session__subcmd__context)
-            opts="-h -V --mode --max-tokens --include-shared --include-global --json --color --profile --no-worker --help --version"
+            opts="-h -V --mode --max-tokens --include-shared --include-global --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1701,7 +1701,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__show)
-            opts="-h -V --json --color --profile --no-worker --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1723,7 +1723,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__update)
-            opts="-h -V --text --kind --tag --pin --unpin --scope --at --superseded-by --json --color --profile --no-worker --help --version"
+            opts="-h -V --text --kind --tag --pin --unpin --scope --at --superseded-by --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1769,7 +1769,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__worker)
-            opts="-h -V --json --color --profile --no-worker --help --version start stop status restart run help"
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version start stop status restart run help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1889,7 +1889,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__worker__subcmd__restart)
-            opts="-h -V --json --color --profile --no-worker --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1911,7 +1911,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__worker__subcmd__run)
-            opts="-h -V --json --color --profile --no-worker --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1933,7 +1933,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__worker__subcmd__start)
-            opts="-h -V --json --color --profile --no-worker --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1955,7 +1955,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__worker__subcmd__status)
-            opts="-h -V --json --color --profile --no-worker --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1977,7 +1977,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__worker__subcmd__stop)
-            opts="-h -V --json --color --profile --no-worker --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

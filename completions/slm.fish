@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_slm_global_optspecs
-    string join \n json color= profile= no-worker h/help V/version
+    string join \n json color= profile= no-worker no-wait h/help V/version
 end
 
 function __fish_slm_needs_command
@@ -30,6 +30,7 @@ never\t''"
 complete -c slm -n "__fish_slm_needs_command" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_needs_command" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_needs_command" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_needs_command" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_needs_command" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_needs_command" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_needs_command" -f -a "remember" -d 'Save a memory (the text argument, or standard input when it is absent or "-")'
@@ -68,6 +69,7 @@ complete -c slm -n "__fish_slm_using_subcommand remember" -l profile -d 'The pro
 complete -c slm -n "__fish_slm_using_subcommand remember" -l pin -d 'Pin it: a pinned memory always counts as evidence'
 complete -c slm -n "__fish_slm_using_subcommand remember" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand remember" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand remember" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand remember" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand remember" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand import" -l batch -d 'Lines per transaction' -r
@@ -79,6 +81,7 @@ complete -c slm -n "__fish_slm_using_subcommand import" -l skip-bad -d 'Import t
 complete -c slm -n "__fish_slm_using_subcommand import" -l print-ids -d 'Print "LINE<TAB>ID" for each memory as soon as it is durable'
 complete -c slm -n "__fish_slm_using_subcommand import" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand import" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand import" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand import" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand import" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand recall" -l limit -d 'How many results at most' -r
@@ -102,6 +105,7 @@ complete -c slm -n "__fish_slm_using_subcommand recall" -l include-shared -d 'Le
 complete -c slm -n "__fish_slm_using_subcommand recall" -l include-global -d 'Let global memories join'
 complete -c slm -n "__fish_slm_using_subcommand recall" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand recall" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand recall" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand recall" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand recall" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand expand" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
@@ -110,6 +114,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand expand" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand expand" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand expand" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand expand" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand expand" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand expand" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand list" -l limit -r
@@ -123,6 +128,7 @@ complete -c slm -n "__fish_slm_using_subcommand list" -l profile -d 'The profile
 complete -c slm -n "__fish_slm_using_subcommand list" -l all -d 'Include bookkeeping rows (hook noise), which are hidden by default'
 complete -c slm -n "__fish_slm_using_subcommand list" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand list" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand list" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand list" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand list" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand show" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
@@ -131,6 +137,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand show" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand show" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand show" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand show" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand show" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand show" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand update" -l text -d 'New text ("-" reads standard input)' -r
@@ -147,6 +154,7 @@ complete -c slm -n "__fish_slm_using_subcommand update" -l pin
 complete -c slm -n "__fish_slm_using_subcommand update" -l unpin
 complete -c slm -n "__fish_slm_using_subcommand update" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand update" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand update" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand update" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand update" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand delete" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
@@ -155,6 +163,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand delete" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand delete" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand delete" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand delete" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand delete" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand delete" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand forget" -l kind -r
@@ -169,6 +178,7 @@ complete -c slm -n "__fish_slm_using_subcommand forget" -l dry-run -d 'Show what
 complete -c slm -n "__fish_slm_using_subcommand forget" -s y -l yes -d 'Do not ask'
 complete -c slm -n "__fish_slm_using_subcommand forget" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand forget" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand forget" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand forget" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand forget" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand session-context" -l mode -d 'start (1500 tokens), compact (500), resource (4000) or hook (400)' -r
@@ -181,6 +191,7 @@ complete -c slm -n "__fish_slm_using_subcommand session-context" -l include-shar
 complete -c slm -n "__fish_slm_using_subcommand session-context" -l include-global -d 'Let global memories join'
 complete -c slm -n "__fish_slm_using_subcommand session-context" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand session-context" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand session-context" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand session-context" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand session-context" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
@@ -189,6 +200,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -f -a "recall" -d 'Memories for the prompt about to be sent: at most 3 s, prints nothing when out of time or when nothing supports it. Reads the prompt from QUERY, or standard input (plain text, or a JSON object with a "prompt" field as agent hooks send)'
@@ -201,6 +213,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from help" -f -a "recall" -d 'Memories for the prompt about to be sent: at most 3 s, prints nothing when out of time or when nothing supports it. Reads the prompt from QUERY, or standard input (plain text, or a JSON object with a "prompt" field as agent hooks send)'
@@ -211,6 +224,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand mcp" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand mcp" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand mcp" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand mcp" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand mcp" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand mcp" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand serve" -l http -d 'Listen here (default 127.0.0.1:7377). Needs --allow-remote unless it is loopback' -r
@@ -222,6 +236,7 @@ complete -c slm -n "__fish_slm_using_subcommand serve" -l allow-remote -d 'Allow
 complete -c slm -n "__fish_slm_using_subcommand serve" -l print-token -d 'Print the access token and exit'
 complete -c slm -n "__fish_slm_using_subcommand serve" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand serve" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand serve" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand serve" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand serve" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
@@ -230,6 +245,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -f -a "start" -d 'Start the worker (if it is not running) and wait until it answers'
@@ -244,6 +260,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from start" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from start" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from start" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from start" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from start" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from start" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from stop" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
@@ -252,6 +269,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from stop" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from stop" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from stop" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from stop" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from stop" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from status" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
@@ -260,6 +278,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from status" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from status" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from status" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from status" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from restart" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
@@ -268,6 +287,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from restart" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from restart" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from restart" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from restart" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from restart" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from restart" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from run" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
@@ -276,6 +296,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from run" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from run" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from run" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from run" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from run" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from run" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from help" -f -a "start" -d 'Start the worker (if it is not running) and wait until it answers'
@@ -290,6 +311,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand reindex" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand reindex" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand reindex" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand reindex" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand reindex" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand reindex" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand doctor" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
@@ -298,6 +320,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand doctor" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand doctor" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand doctor" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand doctor" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand doctor" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand doctor" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
@@ -306,6 +329,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -f -a "locomo" -d 'Evidence recall and tiers on a LoCoMo-format file'
@@ -323,6 +347,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -l expect -d 'none: the tier must be none; not-supported: anything but supported' -r
@@ -333,6 +358,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "locomo" -d 'Evidence recall and tiers on a LoCoMo-format file'
@@ -344,6 +370,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker help" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker help" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker help" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker help" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker help" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker help" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker help" -f -a "ingest" -d 'Import N memories and report memories/s, time to findable, size, RSS'
@@ -359,6 +386,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l memories -r
@@ -371,6 +399,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -l memories -r
@@ -383,6 +412,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l memories -r
@@ -395,6 +425,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "ingest" -d 'Import N memories and report memories/s, time to findable, size, RSS'
@@ -408,6 +439,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand completions" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand completions" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand completions" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand completions" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand man" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
@@ -416,6 +448,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand man" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand man" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand man" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand man" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand man" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand man" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import recall expand list show update delete forget session-context hook mcp serve worker reindex doctor eval bench completions man help" -f -a "remember" -d 'Save a memory (the text argument, or standard input when it is absent or "-")'

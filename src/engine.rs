@@ -96,7 +96,9 @@ const FAIL_AFTER_COMMIT_ENV: &str = "SLM_TEST_FAIL_AFTER_COMMIT";
 
 fn injected_after_commit_failure() -> Result<()> {
     if cfg!(debug_assertions) && std::env::var_os(FAIL_AFTER_COMMIT_ENV).is_some() {
-        return Err(Error::Bm25("database or disk is full (injected by the test hook)".into()));
+        return Err(Error::Bm25(
+            "database or disk is full (injected by the test hook)".into(),
+        ));
     }
     Ok(())
 }
@@ -306,7 +308,9 @@ impl Engine {
                 return Some(Ok(v.clone()));
             }
         }
-        let r = e.embed_queries(&[q]).map(|mut v| v.pop().unwrap_or_default());
+        let r = e
+            .embed_queries(&[q])
+            .map(|mut v| v.pop().unwrap_or_default());
         if let (Ok(v), Ok(mut c)) = (&r, self.query_vecs.lock()) {
             if c.len() >= QUERY_CACHE {
                 c.clear();
@@ -796,7 +800,11 @@ impl Engine {
     }
 
     /// The same with a progress bar (`slm reindex` after a model change).
-    fn embed_backlog_with(&self, limit: usize, pb: Option<&indicatif::ProgressBar>) -> Result<usize> {
+    fn embed_backlog_with(
+        &self,
+        limit: usize,
+        pb: Option<&indicatif::ProgressBar>,
+    ) -> Result<usize> {
         let Some(e) = &self.embedder else {
             return Ok(0);
         };

@@ -53,7 +53,7 @@ impl Default for RetrievalSettings {
 #[serde(default)]
 pub struct ModelSettings {
     /// Which installed model to use, by its id (a folder under the cache dir's `models/`):
-    /// `embeddinggemma-300m-int8` (the default when installed) or `all-minilm-l6-v2-int8`.
+    /// `all-minilm-l6-v2-int8` (the default) or `embeddinggemma-300m-int8`.
     /// `SLM_MODEL_ID` overrides it.
     pub id: Option<String>,
     /// A user-supplied embedding model directory (model.onnx + tokenizer files, optional slm-model.json).

@@ -25,15 +25,36 @@ fn is_root() -> bool {
 #[test]
 fn idempotency_keys_are_per_profile() {
     let env = env();
-    let a = env.json(&["remember", "Alpha", "--profile", "a", "--idempotency-key", "k1"]);
-    let b = env.json(&["remember", "Bravo", "--profile", "b", "--idempotency-key", "k1"]);
+    let a = env.json(&[
+        "remember",
+        "Alpha",
+        "--profile",
+        "a",
+        "--idempotency-key",
+        "k1",
+    ]);
+    let b = env.json(&[
+        "remember",
+        "Bravo",
+        "--profile",
+        "b",
+        "--idempotency-key",
+        "k1",
+    ]);
     assert_eq!(b["existed"], false, "{b}");
     assert_ne!(a["id"], b["id"]);
     let bid = b["id"].as_i64().unwrap().to_string();
     let shown = env.json(&["show", &bid, "--profile", "b"]);
     assert_eq!(shown["memory"]["text"], "Bravo", "{shown}");
     // The same key in the same profile still stores once.
-    let again = env.json(&["remember", "Bravo again", "--profile", "b", "--idempotency-key", "k1"]);
+    let again = env.json(&[
+        "remember",
+        "Bravo again",
+        "--profile",
+        "b",
+        "--idempotency-key",
+        "k1",
+    ]);
     assert_eq!(again["existed"], true, "{again}");
     assert_eq!(again["id"], b["id"]);
 }
@@ -76,7 +97,14 @@ fn a_schema_1_store_keeps_its_keys_after_the_migration() {
     let same = env.json(&["remember", "Old note, again", "--idempotency-key", "k-old"]);
     assert_eq!(same["existed"], true, "{same}");
     assert_eq!(same["id"], 1);
-    let other = env.json(&["remember", "Other", "--idempotency-key", "k-old", "--profile", "x"]);
+    let other = env.json(&[
+        "remember",
+        "Other",
+        "--idempotency-key",
+        "k-old",
+        "--profile",
+        "x",
+    ]);
     assert_eq!(other["existed"], false, "{other}");
     let shown = env.json(&["show", "1"]);
     assert_eq!(shown["memory"]["idempotency_key"], "k-old", "{shown}");
@@ -88,7 +116,11 @@ fn a_schema_1_store_keeps_its_keys_after_the_migration() {
 fn a_committed_write_whose_index_update_fails_is_acknowledged_not_reported_failed() {
     let env = env();
     let out = env
-        .cmd(&["remember", "The release train leaves on Thursdays", "--json"])
+        .cmd(&[
+            "remember",
+            "The release train leaves on Thursdays",
+            "--json",
+        ])
         .env("SLM_TEST_FAIL_AFTER_COMMIT", "1")
         .output()
         .unwrap();
@@ -128,7 +160,10 @@ fn an_emptied_or_missing_store_is_refused_when_indexes_say_one_existed() {
             let out = env.run(&args);
             assert_eq!(code(&out), 1, "{case} {args:?}: {}", stderr(&out));
             let e = stderr(&out);
-            assert!(e.contains(case) && e.contains("move"), "{case} {args:?}: {e}");
+            assert!(
+                e.contains(case) && e.contains("move"),
+                "{case} {args:?}: {e}"
+            );
         }
         let j = env.json(&["list"]);
         assert_eq!(j["error"]["code"], "STORE_MISSING", "{j}");
@@ -216,7 +251,11 @@ fn a_runtime_dir_others_can_write_is_refused_and_left_alone() {
         .output()
         .unwrap();
     assert_eq!(code(&out), 1, "{}", stderr(&out));
-    assert!(stderr(&out).contains("written by other users"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("written by other users"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(mode(&run), 0o777, "not repaired silently");
 }
 
@@ -285,11 +324,24 @@ print("received", total, flush=True)
 fn a_write_cannot_refer_to_another_profiles_memory() {
     let env = env();
     let a1 = env.remember("a's plan for the offsite", &["--profile", "a"]);
-    let out = env.run(&["remember", "b note", "--profile", "b", "--supersedes", &a1.to_string()]);
+    let out = env.run(&[
+        "remember",
+        "b note",
+        "--profile",
+        "b",
+        "--supersedes",
+        &a1.to_string(),
+    ]);
     assert_eq!(code(&out), 2, "{}", stderr(&out));
     let shown = env.json(&["show", &a1.to_string(), "--profile", "a"]);
     assert!(shown["memory"]["superseded_by"].is_null(), "{shown}");
-    assert_eq!(env.json(&["list", "--profile", "b"])["memories"].as_array().unwrap().len(), 0);
+    assert_eq!(
+        env.json(&["list", "--profile", "b"])["memories"]
+            .as_array()
+            .unwrap()
+            .len(),
+        0
+    );
     let r = env.recall("offsite plan", &["--profile", "a"]);
     assert_eq!(ids(&r), vec![a1], "{r}");
     // update --superseded-by across profiles is refused the same way.
@@ -305,7 +357,11 @@ fn an_empty_profile_flag_is_a_usage_error_and_an_empty_env_means_default() {
     let out = env.run(&["remember", "x", "--profile", ""]);
     assert_eq!(code(&out), 2, "{}", stderr(&out));
     assert!(stderr(&out).contains("cannot be empty"), "{}", stderr(&out));
-    let out = env.cmd(&["remember", "in default", "--json"]).env("SLM_PROFILE", "").output().unwrap();
+    let out = env
+        .cmd(&["remember", "in default", "--json"])
+        .env("SLM_PROFILE", "")
+        .output()
+        .unwrap();
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let l = env.json(&["list", "--profile", "default"]);
     assert_eq!(l["memories"][0]["profile"], "default", "{l}");
@@ -331,7 +387,11 @@ fn the_store_and_indexes_are_private_to_the_user() {
     assert_eq!(mode(&env.home()), 0o700);
     assert_eq!(mode(&env.path("store.db")), 0o600);
     let out = env.run(&["list"]);
-    assert!(!stderr(&out).contains("private"), "said once: {}", stderr(&out));
+    assert!(
+        !stderr(&out).contains("private"),
+        "said once: {}",
+        stderr(&out)
+    );
 }
 
 // 14 -----------------------------------------------------------------------------------

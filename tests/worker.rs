@@ -442,7 +442,13 @@ fn measured_load_ms(env: &Env) -> u64 {
         .unwrap()
         .flatten()
         .find(|e| e.path().extension().is_some_and(|x| x == "load_ms"))
-        .map(|e| std::fs::read_to_string(e.path()).unwrap().trim().parse().unwrap())
+        .map(|e| {
+            std::fs::read_to_string(e.path())
+                .unwrap()
+                .trim()
+                .parse()
+                .unwrap()
+        })
         .expect("a worker wrote its load time")
 }
 
@@ -457,12 +463,26 @@ fn the_first_question_after_idle_waits_for_the_worker_and_gets_the_full_answer()
     let t = std::time::Instant::now();
     let r = env.recall("Which database did we choose for analytics?", &[]);
     let took = t.elapsed();
-    assert_eq!(served_by(&r), "worker", "one call, answered by the worker it started: {r}");
+    assert_eq!(
+        served_by(&r),
+        "worker",
+        "one call, answered by the worker it started: {r}"
+    );
     assert_eq!(r["tier"], "supported", "{r}");
     assert_eq!(r["warming_up"], false, "{r}");
-    assert!(r["waited_ms"].as_f64().is_some(), "the wait is reported: {r}");
-    assert!(took < std::time::Duration::from_secs(10), "within the bound: {took:?}");
-    let ex = env.run(&["recall", "Which database did we choose for analytics?", "--explain"]);
+    assert!(
+        r["waited_ms"].as_f64().is_some(),
+        "the wait is reported: {r}"
+    );
+    assert!(
+        took < std::time::Duration::from_secs(10),
+        "within the bound: {took:?}"
+    );
+    let ex = env.run(&[
+        "recall",
+        "Which database did we choose for analytics?",
+        "--explain",
+    ]);
     assert_eq!(code(&ex), 0);
 }
 
@@ -484,7 +504,10 @@ fn a_slow_model_load_answers_cold_after_the_bound_with_the_measured_estimate() {
     assert_eq!(served_by(&r), "cold", "{r}");
     assert_eq!(r["warming_up"], true, "{r}");
     let w = r["waited_ms"].as_f64().unwrap();
-    assert!((900.0..3000.0).contains(&w), "waited about the 1 s bound: {w}");
+    assert!(
+        (900.0..3000.0).contains(&w),
+        "waited about the 1 s bound: {w}"
+    );
     let secs = measured.div_ceil(1000).max(1);
     let note = r["note"].as_str().unwrap();
     assert!(
@@ -509,6 +532,10 @@ fn the_hook_prints_nothing_while_its_worker_loads_and_stays_inside_3_s() {
         .unwrap();
     let took = t.elapsed();
     assert_eq!(code(&out), 0);
-    assert!(out.stdout.is_empty(), "no warming guess: {}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        out.stdout.is_empty(),
+        "no warming guess: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     assert!(took < std::time::Duration::from_millis(3500), "{took:?}");
 }

@@ -162,7 +162,11 @@ pub fn run(a: BenchRecallArgs, style: Style) -> Result<i32> {
     // for its ready signal and gets the full answer. Several restarts, each a new question.
     let mut first = Vec::new();
     let mut first_full = 0;
-    for j in slice(levels.len() + 1).iter().skip(5).take(FIRST_QUESTION_RUNS) {
+    for j in slice(levels.len() + 1)
+        .iter()
+        .skip(5)
+        .take(FIRST_QUESTION_RUNS)
+    {
         let _ = slm(&exe, &home, &run).args(["worker", "stop"]).output();
         let t = Instant::now();
         let o = slm(&exe, &home, &run)

@@ -31,7 +31,10 @@ pub fn forward(op: Op, g: &GlobalArgs, style: Style, timeout: Option<Duration>) 
     if let Some(o) = body.as_object_mut() {
         o.insert("served_by".into(), serde_json::json!(answer.served_by));
         if let Some(w) = answer.waited_ms {
-            o.insert("waited_ms".into(), serde_json::json!((w * 10.0).round() / 10.0));
+            o.insert(
+                "waited_ms".into(),
+                serde_json::json!((w * 10.0).round() / 10.0),
+            );
         }
     }
     let mut human = answer.reply.human.unwrap_or_default();

@@ -61,8 +61,7 @@ impl GraphEmbedder {
                 Some(FIX),
             ));
         }
-        let env =
-            super::onnx::environment(runtime).map_err(|e| status("missing", e, Some(FIX)))?;
+        let env = super::onnx::environment(runtime).map_err(|e| status("missing", e, Some(FIX)))?;
         let broken = |what: &str, e: String| status("broken", format!("{what}: {e}"), None);
         let mut tokenizer = tokenizers::Tokenizer::from_bytes(&tok_json)
             .map_err(|e| broken("its tokenizer.json could not be read", e.to_string()))?;
@@ -114,9 +113,12 @@ impl GraphEmbedder {
             query_prefix: manifest.query_prefix.clone().unwrap_or_default(),
             document_prefix: manifest.document_prefix.clone().unwrap_or_default(),
         };
-        let probe = e
-            .run(&["slm probe"])
-            .map_err(|err| broken("the model loaded but a probe embedding failed", err.to_string()))?;
+        let probe = e.run(&["slm probe"]).map_err(|err| {
+            broken(
+                "the model loaded but a probe embedding failed",
+                err.to_string(),
+            )
+        })?;
         let dim = probe.first().map(|v| v.len()).unwrap_or(0);
         if dim == 0 || manifest.dimension.is_some_and(|d| d != dim) {
             return Err(broken(

@@ -19,8 +19,7 @@ pub const MODEL_ID_ENV: &str = "SLM_MODEL_ID";
 
 /// Where the model directory and the runtime library are, by precedence:
 /// `SLM_MODEL_DIR` > settings `model.dir` > `SLM_MODEL_ID` > settings `model.id` > the
-/// default model when installed (EmbeddingGemma), else the other model setup installs
-/// (MiniLM); `ORT_DYLIB_PATH` > settings > cache.
+/// default model; `ORT_DYLIB_PATH` > settings > cache.
 pub fn locate(paths: &Paths, settings: &Settings) -> (PathBuf, PathBuf) {
     let by_id = |id: String| paths.cache.join("models").join(id);
     let model = std::env::var_os(super::MODEL_DIR_ENV)
@@ -34,15 +33,7 @@ pub fn locate(paths: &Paths, settings: &Settings) -> (PathBuf, PathBuf) {
                 .map(by_id)
         })
         .or_else(|| settings.model.id.clone().map(by_id))
-        .unwrap_or_else(|| {
-            let default = paths.default_model_dir();
-            let fallback = by_id(crate::paths::FALLBACK_MODEL_NAME.to_string());
-            if !default.join("model.onnx").is_file() && fallback.join("model.onnx").is_file() {
-                fallback
-            } else {
-                default
-            }
-        });
+        .unwrap_or_else(|| paths.default_model_dir());
     let runtime = std::env::var_os(super::ORT_LIB_ENV)
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
@@ -73,9 +64,11 @@ pub fn environment(lib: &Path) -> std::result::Result<ort::environment::Environm
         }
         match ort::init_from(lib) {
             // Nothing leaves the machine: ONNX Runtime's telemetry is off.
-            Ok(builder) => builder.with_name("slm").with_telemetry(false).build().map_err(|e| {
-                format!("ONNX Runtime at {} could not start: {e}", lib.display())
-            }),
+            Ok(builder) => builder
+                .with_name("slm")
+                .with_telemetry(false)
+                .build()
+                .map_err(|e| format!("ONNX Runtime at {} could not start: {e}", lib.display())),
             Err(e) => Err(format!(
                 "ONNX Runtime at {} could not be loaded: {e}",
                 lib.display()

@@ -141,20 +141,18 @@ impl Bm25 {
         let format_file = dir.join("FORMAT");
         let store_file = dir.join("STORE");
         let existing = match std::fs::read_to_string(&format_file) {
-            Ok(f) if f.trim() == FORMAT => {
-                match std::fs::read_to_string(&store_file) {
-                    Ok(id) if id.trim() == store_id => match Self::open_existing(dir) {
-                        Ok(b) if b.applied_seq() <= generation => Ok(b),
-                        Ok(b) => Err(format!(
-                            "it reflects change {} but the store has only {generation}",
-                            b.applied_seq()
-                        )),
-                        Err(e) => Err(format!("it could not be opened ({e})")),
-                    },
-                    Ok(_) => Err("it was built for another store".to_string()),
-                    Err(_) => Err("its store stamp is missing".to_string()),
-                }
-            }
+            Ok(f) if f.trim() == FORMAT => match std::fs::read_to_string(&store_file) {
+                Ok(id) if id.trim() == store_id => match Self::open_existing(dir) {
+                    Ok(b) if b.applied_seq() <= generation => Ok(b),
+                    Ok(b) => Err(format!(
+                        "it reflects change {} but the store has only {generation}",
+                        b.applied_seq()
+                    )),
+                    Err(e) => Err(format!("it could not be opened ({e})")),
+                },
+                Ok(_) => Err("it was built for another store".to_string()),
+                Err(_) => Err("its store stamp is missing".to_string()),
+            },
             Ok(_) => Err("it was made by another slm version".to_string()),
             Err(_) if !dir.exists() => Err("it did not exist".to_string()),
             Err(_) => Err("its format marker is missing".to_string()),

@@ -130,7 +130,9 @@ pub fn check_peer(conn: &interprocess::local_socket::Stream) -> Result<()> {
         Some(u) if u == uid() => Ok(()),
         other => Err(Error::Other(format!(
             "the process at the other end of the worker socket runs as user {}, not as you ({}); refusing to talk to it",
-            other.map(|u| u.to_string()).unwrap_or_else(|| "unknown".into()),
+            other
+                .map(|u| u.to_string())
+                .unwrap_or_else(|| "unknown".into()),
             uid()
         ))),
     }
