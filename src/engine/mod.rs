@@ -21,6 +21,11 @@ use crate::{Clock, Error, Result, text};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 
+mod after_commit;
+mod open_index;
+use after_commit::injected_after_commit_failure;
+use open_index::open_bm25;
+
 /// Memories embedded inline when a process that loads the model finds a backlog; above
 /// this, the rest is left for `slm reindex`/the worker and the vector channel reports
 /// that it is catching up. 512 embeddings take ~2-3 s on 2 cores.
@@ -88,19 +93,6 @@ pub struct Remembered {
     /// disk, say): the write stands, and the indexes catch up from the change log later.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
-}
-
-/// Test hook (debug builds only): fail index maintenance right after a write's commit, as a
-/// full disk does, to show that a committed write is still acknowledged.
-const FAIL_AFTER_COMMIT_ENV: &str = "SLM_TEST_FAIL_AFTER_COMMIT";
-
-fn injected_after_commit_failure() -> Result<()> {
-    if cfg!(debug_assertions) && std::env::var_os(FAIL_AFTER_COMMIT_ENV).is_some() {
-        return Err(Error::Bm25(
-            "database or disk is full (injected by the test hook)".into(),
-        ));
-    }
-    Ok(())
 }
 
 pub struct Engine {
@@ -414,44 +406,6 @@ impl Engine {
             b.close_writer();
         }
         Ok(results)
-    }
-
-    /// BM25, embeddings and the vector index for freshly committed memories.
-    fn index_after_write(
-        &self,
-        results: &mut [Remembered],
-        committed: std::time::Instant,
-    ) -> Result<()> {
-        injected_after_commit_failure()?;
-        if let Ok(mut g) = self.baseline_sample.write() {
-            *g = None;
-        }
-        self.apply_changes()?;
-        let keyword_ms = committed.elapsed().as_secs_f64() * 1000.0;
-        for r in results.iter_mut() {
-            r.keyword_ms = keyword_ms;
-        }
-        if self.embedder.is_some() {
-            let fresh: Vec<i64> = results
-                .iter()
-                .filter(|r| !r.existed)
-                .map(|r| r.id)
-                .collect();
-            let done = self.embed_ids(&fresh)?;
-            for r in results.iter_mut() {
-                r.embedded = r.existed || done.contains(&r.id);
-            }
-            self.save_vectors_if_due(false)?;
-        }
-        Ok(())
-    }
-
-    /// After a committed write whose index update failed: say so in `doctor` and recall's
-    /// channel status until the indexes have caught up.
-    fn mark_stale(&self, why: &str) {
-        if let Ok(mut h) = self.bm25_health.lock() {
-            *h = IndexHealth::Stale(why.to_string());
-        }
     }
 
     pub fn update(&self, id: i64, patch: MemoryPatch) -> Result<Memory> {
@@ -935,79 +889,4 @@ impl Engine {
         }
         Ok((n, embedded))
     }
-}
-
-/// Open BM25, rebuilding or catching it up from the store when we hold the lease.
-fn open_bm25(
-    paths: &Paths,
-    store: &Store,
-    store_id: &str,
-    have_lease: bool,
-) -> Result<(Bm25, IndexHealth)> {
-    if !have_lease {
-        // Someone else is writing: read what is committed, never touch the files.
-        return match Bm25::open_reader(&paths.bm25_dir(), store_id) {
-            Ok(b) => {
-                let behind = store
-                    .changes_since(b.applied_seq())?
-                    .iter()
-                    .filter(|c| c.op != ChangeOp::Embed)
-                    .count();
-                let h = if behind == 0 {
-                    IndexHealth::Ready
-                } else {
-                    IndexHealth::Stale(format!(
-                        "{behind} changes behind while another process writes"
-                    ))
-                };
-                Ok((b, h))
-            }
-            Err(e) => Ok((
-                Bm25::in_memory()?,
-                IndexHealth::Unavailable(format!(
-                    "it cannot be read now and another process holds the writer lease ({e}); the next writer rebuilds it"
-                )),
-            )),
-        };
-    }
-    let (mut b, rebuilt) = Bm25::open(&paths.bm25_dir(), store_id, store.generation()?)?;
-    let health = if let Some(why) = rebuilt {
-        let n = store.count()? as u64;
-        let gen_ = store.generation()?;
-        let pb = crate::progress::bar(n, "keywords");
-        for m in store.list(&ListFilter {
-            include_bookkeeping: true,
-            ..Default::default()
-        })? {
-            b.upsert(m.id, &m.text, &m.profile, m.scope)?;
-            pb.inc(1);
-        }
-        b.commit(gen_)?;
-        pb.finish_and_clear();
-        IndexHealth::Rebuilt(why)
-    } else {
-        let changes = store.changes_since(b.applied_seq())?;
-        let mut n = 0;
-        for c in &changes {
-            match c.op {
-                ChangeOp::Delete => b.delete(c.memory_id)?,
-                ChangeOp::Upsert => match store.get(c.memory_id)? {
-                    Some(m) => b.upsert(m.id, &m.text, &m.profile, m.scope)?,
-                    None => b.delete(c.memory_id)?,
-                },
-                ChangeOp::Embed => continue,
-            }
-            n += 1;
-        }
-        if let Some(last) = changes.last() {
-            b.commit(last.seq)?;
-        }
-        if n == 0 {
-            IndexHealth::Ready
-        } else {
-            IndexHealth::CaughtUp(n)
-        }
-    };
-    b.close_writer();
-    Ok((b, health))
 }

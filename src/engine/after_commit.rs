@@ -1,0 +1,60 @@
+//! What a write does after its SQLite commit (the acknowledgement): the keyword index, the
+//! embedding and the vector index. A failure here never un-acknowledges the write: it is
+//! reported as a note, and the indexes catch up from the change log.
+
+use super::{Engine, Remembered};
+use crate::index::IndexHealth;
+use crate::{Error, Result};
+
+/// Test hook (debug builds only): fail index maintenance right after a write's commit, as a
+/// full disk does, to show that a committed write is still acknowledged.
+const FAIL_AFTER_COMMIT_ENV: &str = "SLM_TEST_FAIL_AFTER_COMMIT";
+
+pub(super) fn injected_after_commit_failure() -> Result<()> {
+    if cfg!(debug_assertions) && std::env::var_os(FAIL_AFTER_COMMIT_ENV).is_some() {
+        return Err(Error::Bm25(
+            "database or disk is full (injected by the test hook)".into(),
+        ));
+    }
+    Ok(())
+}
+
+impl Engine {
+    /// BM25, embeddings and the vector index for freshly committed memories.
+    pub(super) fn index_after_write(
+        &self,
+        results: &mut [Remembered],
+        committed: std::time::Instant,
+    ) -> Result<()> {
+        injected_after_commit_failure()?;
+        if let Ok(mut g) = self.baseline_sample.write() {
+            *g = None;
+        }
+        self.apply_changes()?;
+        let keyword_ms = committed.elapsed().as_secs_f64() * 1000.0;
+        for r in results.iter_mut() {
+            r.keyword_ms = keyword_ms;
+        }
+        if self.embedder.is_some() {
+            let fresh: Vec<i64> = results
+                .iter()
+                .filter(|r| !r.existed)
+                .map(|r| r.id)
+                .collect();
+            let done = self.embed_ids(&fresh)?;
+            for r in results.iter_mut() {
+                r.embedded = r.existed || done.contains(&r.id);
+            }
+            self.save_vectors_if_due(false)?;
+        }
+        Ok(())
+    }
+
+    /// After a committed write whose index update failed: say so in `doctor` and recall's
+    /// channel status until the indexes have caught up.
+    pub(super) fn mark_stale(&self, why: &str) {
+        if let Ok(mut h) = self.bm25_health.lock() {
+            *h = IndexHealth::Stale(why.to_string());
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! Opening the keyword index for an engine: rebuilt from the store, caught up from its
+//! change log, or (without the writer lease) read as it is or replaced by an empty one.
+
+use crate::Result;
+use crate::index::IndexHealth;
+use crate::index::bm25::Bm25;
+use crate::paths::Paths;
+use crate::store::{ChangeOp, ListFilter, Store};
+
+/// Open BM25, rebuilding or catching it up from the store when we hold the lease.
+pub(super) fn open_bm25(
+    paths: &Paths,
+    store: &Store,
+    store_id: &str,
+    have_lease: bool,
+) -> Result<(Bm25, IndexHealth)> {
+    if !have_lease {
+        // Someone else is writing: read what is committed, never touch the files.
+        return match Bm25::open_reader(&paths.bm25_dir(), store_id) {
+            Ok(b) => {
+                let behind = store
+                    .changes_since(b.applied_seq())?
+                    .iter()
+                    .filter(|c| c.op != ChangeOp::Embed)
+                    .count();
+                let h = if behind == 0 {
+                    IndexHealth::Ready
+                } else {
+                    IndexHealth::Stale(format!(
+                        "{behind} changes behind while another process writes"
+                    ))
+                };
+                Ok((b, h))
+            }
+            Err(e) => Ok((
+                Bm25::in_memory()?,
+                IndexHealth::Unavailable(format!(
+                    "it cannot be read now and another process holds the writer lease ({e}); the next writer rebuilds it"
+                )),
+            )),
+        };
+    }
+    let (mut b, rebuilt) = Bm25::open(&paths.bm25_dir(), store_id, store.generation()?)?;
+    let health = if let Some(why) = rebuilt {
+        let n = store.count()? as u64;
+        let gen_ = store.generation()?;
+        let pb = crate::progress::bar(n, "keywords");
+        for m in store.list(&ListFilter {
+            include_bookkeeping: true,
+            ..Default::default()
+        })? {
+            b.upsert(m.id, &m.text, &m.profile, m.scope)?;
+            pb.inc(1);
+        }
+        b.commit(gen_)?;
+        pb.finish_and_clear();
+        IndexHealth::Rebuilt(why)
+    } else {
+        let changes = store.changes_since(b.applied_seq())?;
+        let mut n = 0;
+        for c in &changes {
+            match c.op {
+                ChangeOp::Delete => b.delete(c.memory_id)?,
+                ChangeOp::Upsert => match store.get(c.memory_id)? {
+                    Some(m) => b.upsert(m.id, &m.text, &m.profile, m.scope)?,
+                    None => b.delete(c.memory_id)?,
+                },
+                ChangeOp::Embed => continue,
+            }
+            n += 1;
+        }
+        if let Some(last) = changes.last() {
+            b.commit(last.seq)?;
+        }
+        if n == 0 {
+            IndexHealth::Ready
+        } else {
+            IndexHealth::CaughtUp(n)
+        }
+    };
+    b.close_writer();
+    Ok((b, health))
+}
