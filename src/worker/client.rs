@@ -32,8 +32,9 @@ pub const READY_WAIT: Duration = Duration::from_secs(60);
 /// How long a question waits for the worker it started (or found loading) before it
 /// answers cold (`worker.question_wait_s`, `SLM_QUESTION_WAIT_S`; `--no-wait` skips it).
 /// The wait ends the moment the worker says it is ready, so the bound matters only when
-/// loading is slow: measured here, a worker with EmbeddingGemma int8 is ready in about
-/// 1–2 s on 2 cores (MiniLM 0.6 s); 10 s leaves room for a loaded machine.
+/// loading is slow: measured here on 2 cores, a worker with MiniLM starts in 0.57 s
+/// (`slm bench worker`), and a process loading EmbeddingGemma int8 took 6.5 s in a debug
+/// build (its tokenizer.json 4.0 s, the ONNX session 1.9 s); 10 s covers both.
 pub const QUESTION_WAIT: Duration = Duration::from_secs(10);
 pub const QUESTION_WAIT_ENV: &str = "SLM_QUESTION_WAIT_S";
 /// What the warming note says before any worker of this data dir has measured its own
