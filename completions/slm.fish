@@ -84,7 +84,7 @@ complete -c slm -n "__fish_slm_using_subcommand import" -l no-worker -d 'Answer 
 complete -c slm -n "__fish_slm_using_subcommand import" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand import" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand import" -s V -l version -d 'Print version'
-complete -c slm -n "__fish_slm_using_subcommand recall" -l limit -d 'How many results at most' -r
+complete -c slm -n "__fish_slm_using_subcommand recall" -l limit -d 'How many results at most (1 or more; 0 is a usage error)' -r
 complete -c slm -n "__fish_slm_using_subcommand recall" -l depth -d '0: ids, tier, score, preview; 1: full memories (default); 2: with context' -r
 complete -c slm -n "__fish_slm_using_subcommand recall" -l max-tokens -d 'Cap the whole answer at this many tokens (the embedding model\'s tokenizer)' -r
 complete -c slm -n "__fish_slm_using_subcommand recall" -l window -d 'Only memories whose event time is in this window: 7d, 12h, 2024-01-01..2024-02-01' -r
@@ -117,7 +117,7 @@ complete -c slm -n "__fish_slm_using_subcommand expand" -l no-worker -d 'Answer 
 complete -c slm -n "__fish_slm_using_subcommand expand" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand expand" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand expand" -s V -l version -d 'Print version'
-complete -c slm -n "__fish_slm_using_subcommand list" -l limit -r
+complete -c slm -n "__fish_slm_using_subcommand list" -l limit -d 'How many memories at most (1 or more; 0 is a usage error)' -r
 complete -c slm -n "__fish_slm_using_subcommand list" -l kind -r
 complete -c slm -n "__fish_slm_using_subcommand list" -l tag -r
 complete -c slm -n "__fish_slm_using_subcommand list" -l session -r
@@ -233,7 +233,7 @@ always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand serve" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand serve" -l allow-remote -d 'Allow a non-loopback address (memories become reachable from other machines)'
-complete -c slm -n "__fish_slm_using_subcommand serve" -l print-token -d 'Print the access token and exit'
+complete -c slm -n "__fish_slm_using_subcommand serve" -l print-token -d 'Print the access token (made on first use) and exit; needs no --http'
 complete -c slm -n "__fish_slm_using_subcommand serve" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand serve" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand serve" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'

@@ -8,6 +8,10 @@
 //! unknown methods and oversized messages get proper JSON-RPC error objects, and the server
 //! keeps running.
 //!
+//! A response object from the client (it has `result` or `error`, no `method`) gets no
+//! answer. Tool arguments are typed (`agent::params`): an argument a tool's schema does not
+//! list is refused, as its `additionalProperties: false` says.
+//!
 //! Tool failures are tool results with `isError: true` and a structured error
 //! (`code`, `message`, `hint`, `retryable`, `retry_after_s`): a busy recall is
 //! `code: RECALL_BUSY, retryable: true`.
@@ -144,7 +148,12 @@ pub fn handle_line(front: &Front, line: &str) -> Option<Value> {
     }
     let id = msg.get("id").cloned();
     let Some(method) = msg.get("method").and_then(Value::as_str) else {
-        // A response to something we never sent, or junk.
+        // A client's response (to a request of ours, or one it thinks we sent) is never
+        // answered: JSON-RPC forbids replying to a response, and an error would only start
+        // a loop of errors. Anything else without a method is junk.
+        if msg.get("result").is_some() || msg.get("error").is_some() {
+            return None;
+        }
         return id.map(|i| error(i, INVALID_REQUEST, "not a request: no method"));
     };
     if msg.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
@@ -308,9 +317,9 @@ pub fn tools() -> Vec<Value> {
         json!({
             "name": "fetch",
             "title": "Fetch memories by id",
-            "description": "The full memories with these ids (ids of other profiles are reported as not_found).",
+            "description": "The full memories with these ids, at most 100 at a time (ids of other profiles are reported as not_found).",
             "inputSchema": { "type": "object", "properties": {
-                "ids": { "type": "array", "items": { "type": "integer" }, "minItems": 1 }
+                "ids": { "type": "array", "items": { "type": "integer" }, "minItems": 1, "maxItems": crate::agent::params::MAX_FETCH_IDS }
             }, "required": ["ids"], "additionalProperties": false },
         }),
         json!({

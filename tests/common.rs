@@ -33,7 +33,7 @@ impl Env {
     }
 
     pub fn cmd(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_slm"));
+        let mut c = Command::new(bin());
         c.args(args)
             .env("SLM_HOME", self.home())
             .env("SLM_NOW", NOW)
@@ -118,6 +118,14 @@ impl Env {
     pub fn path(&self, p: &str) -> PathBuf {
         self.home().join(p)
     }
+}
+
+/// The binary under test: this build's, or `SLM_TEST_BIN` (to run a new test against an
+/// older build and see it fail).
+pub fn bin() -> PathBuf {
+    std::env::var_os("SLM_TEST_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_slm")))
 }
 
 pub fn ids(v: &serde_json::Value) -> Vec<i64> {

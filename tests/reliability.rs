@@ -407,3 +407,247 @@ fn a_cold_answer_note_is_written_for_people_not_debug_text() {
         assert!(!note.contains(bad), "{note}");
     }
 }
+
+// 11 -----------------------------------------------------------------------------------
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// `slm serve --http` on a free port, killed when dropped; waits until it listens.
+struct HttpServer {
+    child: std::process::Child,
+    port: u16,
+    token: String,
+}
+
+impl HttpServer {
+    fn start(env: &Env) -> HttpServer {
+        let port = free_port();
+        let addr = format!("127.0.0.1:{port}");
+        let child = env.spawn(&["serve", "--http", &addr]);
+        let t = std::time::Instant::now();
+        while std::net::TcpStream::connect(&addr).is_err() {
+            assert!(t.elapsed() < std::time::Duration::from_secs(20), "serve listens");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let token = std::fs::read_to_string(env.path("http.token")).unwrap();
+        HttpServer {
+            child,
+            port,
+            token: token.trim().to_string(),
+        }
+    }
+
+    /// Peak resident memory of the server process, in KiB.
+    fn peak_rss_kib(&self) -> u64 {
+        let s = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        s.lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmHWM")
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Raw HTTP exchanges (curl refuses to send some of these): each argument is one request,
+/// `HEAD:<python bytes expr>` sent whole, or `STREAM:<prefix expr>:<bytes>` that keeps
+/// sending for that many bytes. Prints the status of each answer ("none" when there is none).
+const HTTP_PROBE: &str = r#"
+import socket, sys
+port = int(sys.argv[1]); token = sys.argv[2].encode()
+def ask(head, extra=0):
+    s = socket.create_connection(("127.0.0.1", port)); s.settimeout(30)
+    try:
+        s.sendall(head)
+        chunk = b"x" * 65536; sent = 0
+        while sent < extra:
+            s.sendall(chunk); sent += len(chunk)
+        s.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+    data = b""
+    try:
+        while True:
+            b = s.recv(65536)
+            if not b: break
+            data += b
+    except OSError:
+        pass
+    s.close()
+    return data.split(b" ", 2)[1].decode() if data.startswith(b"HTTP/") else "none"
+for a in sys.argv[3:]:
+    kind, rest = a.split(":", 1)
+    if kind == "HEAD":
+        print(ask(eval(rest)), flush=True)
+    else:
+        prefix, n = rest.rsplit(":", 1)
+        print(ask(eval(prefix), int(n)), flush=True)
+"#;
+
+fn http_probe(server: &HttpServer, requests: &[&str]) -> Vec<String> {
+    let out = std::process::Command::new("python3")
+        .args(["-c", HTTP_PROBE, &server.port.to_string(), &server.token])
+        .args(requests)
+        .output()
+        .expect("python3");
+    assert!(out.status.success(), "{}", stderr(&out));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn http_caps_the_url_and_headers_before_reading_further() {
+    let env = env();
+    let server = HttpServer::start(&env);
+    let got = http_probe(
+        &server,
+        &[
+            // 1 MiB of headers, then a valid token: 431, never authenticated or buffered.
+            r#"HEAD:b"GET /health HTTP/1.1\r\nX-Big: " + b"a" * (1 << 20) + b"\r\nAuthorization: Bearer " + token + b"\r\n\r\n""#,
+            // A 3 MB URL: 414.
+            r#"HEAD:b"GET /recall?q=" + b"a" * (3 << 20) + b" HTTP/1.1\r\n\r\n""#,
+            // Within the caps, the same server still answers.
+            r#"HEAD:b"GET /health HTTP/1.1\r\nAuthorization: Bearer " + token + b"\r\n\r\n""#,
+        ],
+    );
+    assert_eq!(got, vec!["431", "414", "200"]);
+    // 200 MiB of one header line: refused after the cap, so the server never holds it.
+    let _ = http_probe(&server, &[r#"STREAM:b"GET /health HTTP/1.1\r\nX-Big: ":209715200"#]);
+    let peak = server.peak_rss_kib();
+    assert!(peak < 64 * 1024, "serve peaked at {peak} KiB");
+    assert_eq!(
+        http_probe(
+            &server,
+            &[r#"HEAD:b"GET /health HTTP/1.1\r\nX-SLM-Token: " + token + b"\r\n\r\n""#]
+        ),
+        vec!["200"]
+    );
+}
+
+// 13 -----------------------------------------------------------------------------------
+
+#[test]
+fn serve_print_token_works_alone() {
+    let env = env();
+    let out = env.run(&["serve", "--print-token"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let token = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(token.trim().len(), 64, "{token}");
+    assert_eq!(
+        std::fs::read_to_string(env.path("http.token")).unwrap().trim(),
+        token.trim()
+    );
+    // Neither --http nor --print-token: still a usage error.
+    assert_eq!(code(&env.run(&["serve"])), 2);
+}
+
+#[test]
+fn a_limit_of_zero_is_a_usage_error_for_every_command_that_takes_one() {
+    let env = env();
+    env.remember("the staging db listens on port 6543", &[]);
+    for args in [
+        vec!["recall", "staging db port", "--limit", "0"],
+        vec!["list", "--limit", "0"],
+    ] {
+        let out = env.run(&args);
+        assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("1 or more"), "{args:?}: {}", stderr(&out));
+    }
+    assert_eq!(ids(&env.recall("staging db port", &["--limit", "1"])).len(), 1);
+}
+
+#[test]
+fn the_bearer_scheme_is_case_insensitive() {
+    let env = env();
+    let server = HttpServer::start(&env);
+    let got = http_probe(
+        &server,
+        &[
+            r#"HEAD:b"GET /health HTTP/1.1\r\nauthorization: bearer " + token + b"\r\n\r\n""#,
+            r#"HEAD:b"GET /health HTTP/1.1\r\nAuthorization: BEARER " + token + b"\r\n\r\n""#,
+            r#"HEAD:b"GET /health HTTP/1.1\r\nAuthorization: Basic " + token + b"\r\n\r\n""#,
+        ],
+    );
+    assert_eq!(got, vec!["200", "200", "401"]);
+}
+
+/// Run `slm mcp` on these lines (stdin closed after them); its answers, one per line.
+/// Killed after `limit`, so a server that blocks fails the test instead of hanging it.
+fn mcp(env: &Env, lines: &[String], limit: std::time::Duration) -> Vec<serde_json::Value> {
+    use std::io::Write;
+    let mut child = env
+        .cmd(&["mcp"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let text = lines.join("\n") + "\n";
+    std::thread::spawn(move || {
+        let _ = input.write_all(text.as_bytes());
+    });
+    let t = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t.elapsed() > limit {
+            let _ = child.kill();
+            panic!("slm mcp did not finish within {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn call(id: i64, tool: &str, args: serde_json::Value) -> String {
+    serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                       "params": {"name": tool, "arguments": args}})
+    .to_string()
+}
+
+#[test]
+fn mcp_refuses_unknown_arguments_and_oversized_fetches_and_never_answers_a_response() {
+    let env = env();
+    let id = env.remember("the staging db listens on port 6543", &[]);
+    let many: Vec<i64> = (1..=100_000).collect();
+    let lines = vec![
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}"#.to_string(),
+        // A response from the client (to a request it thinks we sent): no answer at all.
+        r#"{"jsonrpc":"2.0","id":99,"result":{}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":98,"error":{"code":-32601,"message":"no"}}"#.to_string(),
+        call(2, "recall", serde_json::json!({"query": "staging db port", "limt": 3})),
+        call(3, "remember", serde_json::json!({"content": "x", "pinned": true})),
+        call(4, "fetch", serde_json::json!({"ids": many})),
+        call(5, "fetch", serde_json::json!({"ids": [id]})),
+        r#"{"jsonrpc":"2.0","id":6,"method":"ping"}"#.to_string(),
+    ];
+    let got = mcp(&env, &lines, std::time::Duration::from_secs(20));
+    let ids: Vec<i64> = got.iter().map(|v| v["id"].as_i64().unwrap_or(-1)).collect();
+    assert_eq!(ids, vec![1, 2, 3, 4, 5, 6], "{got:?}");
+    for (i, word) in [(1, "limt"), (2, "pinned"), (3, "100000 ids")] {
+        let r = &got[i]["result"];
+        assert_eq!(r["isError"], true, "{r}");
+        assert_eq!(r["structuredContent"]["error"]["code"], "USAGE", "{r}");
+        let m = r["structuredContent"]["error"]["message"].as_str().unwrap();
+        assert!(m.contains(word), "{m}");
+    }
+    assert_eq!(got[4]["result"]["structuredContent"]["memories"][0]["id"], id);
+    // Nothing was stored by the refused remember.
+    assert_eq!(env.json(&["list"])["memories"].as_array().unwrap().len(), 1);
+}

@@ -150,8 +150,8 @@ pub struct ImportArgs {
 pub struct RecallArgs {
     /// The question.
     pub query: String,
-    /// How many results at most.
-    #[arg(long, default_value_t = 10)]
+    /// How many results at most (1 or more; 0 is a usage error).
+    #[arg(long, default_value_t = 10, value_parser = crate::cli::parse_limit)]
     pub limit: usize,
     /// 0: ids, tier, score, preview; 1: full memories (default); 2: with context.
     #[arg(long, default_value_t = 1)]
@@ -214,14 +214,15 @@ pub struct SessionContextArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("what").required(true).args(["http", "print_token"]).multiple(true))]
 pub struct ServeArgs {
     /// Listen here (default 127.0.0.1:7377). Needs --allow-remote unless it is loopback.
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:7377", required = true)]
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:7377")]
     pub http: Option<String>,
     /// Allow a non-loopback address (memories become reachable from other machines).
     #[arg(long)]
     pub allow_remote: bool,
-    /// Print the access token and exit.
+    /// Print the access token (made on first use) and exit; needs no --http.
     #[arg(long)]
     pub print_token: bool,
 }
@@ -268,7 +269,8 @@ pub struct ExpandArgs {
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
-    #[arg(long, default_value_t = 50)]
+    /// How many memories at most (1 or more; 0 is a usage error).
+    #[arg(long, default_value_t = 50, value_parser = crate::cli::parse_limit)]
     pub limit: usize,
     #[arg(long)]
     pub kind: Option<String>,

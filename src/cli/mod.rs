@@ -170,6 +170,17 @@ pub(crate) fn emit(
     r.map_err(|e| Error::io("writing to stdout", e))
 }
 
+/// `--limit N`: one rule for every command that takes it. 0 is a usage error (it would
+/// otherwise mean "nothing" to one command and "one" to another); leaving the flag out
+/// gives the command's default.
+pub fn parse_limit(s: &str) -> std::result::Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(0) => Err("0 is not a limit: give 1 or more, or leave --limit out for the default".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("{s:?} is not a whole number (give 1 or more)")),
+    }
+}
+
 pub(crate) fn parse_kind(s: &Option<String>) -> Result<Option<crate::memory::Kind>> {
     s.as_deref()
         .map(|v| {

@@ -6,7 +6,9 @@
 //! nor a web page in a browser can read memories. `GET /recall?q=…` takes the MCP recall
 //! tool's parameters and runs the same request through the same worker; it is not a second
 //! engine. Busy → `503` with `Retry-After` and `code: RECALL_BUSY`; bad parameters → `400`
-//! naming the parameter; a missing or wrong token → `401`.
+//! naming the parameter; a missing or wrong token → `401` (the `Bearer` scheme in any case).
+//! Nothing is buffered without bound before the token is checked: the request line and the
+//! headers are capped while they are read (`414`, `431`; see `wire`).
 
 use crate::agent::Front;
 use crate::error::RemoteError;
@@ -16,8 +18,10 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+mod wire;
+
 pub const DEFAULT_ADDR: &str = "127.0.0.1:7377";
-/// Requests served at once; past this the server answers 503 at once.
+/// Connections served at once (a thread each); past this the server answers 503 at once.
 pub const MAX_IN_FLIGHT: usize = 32;
 /// The parameters `GET /recall` accepts (the MCP recall tool's, with `q` for `query`).
 pub const RECALL_PARAMS: &[&str] = &[
@@ -95,23 +99,24 @@ pub fn serve(front: Front, addr: &str, allow_remote: bool) -> Result<()> {
         )));
     }
     let token = Arc::new(token(&front)?);
-    let server = tiny_http::Server::http(sock)
-        .map_err(|e| Error::Other(format!("listening on {addr}: {e}")))?;
+    let listener = std::net::TcpListener::bind(sock)
+        .map_err(|e| Error::io(format!("listening on {addr}"), e))?;
     eprintln!(
         "slm http: listening on http://{} (token in {})",
-        server.server_addr(),
+        listener
+            .local_addr()
+            .map(|a| a.to_string())
+            .unwrap_or_else(|_| addr.to_string()),
         front.paths.data.join("http.token").display()
     );
     let front = Arc::new(front);
     let in_flight = Arc::new(AtomicUsize::new(0));
-    for req in server.incoming_requests() {
+    for conn in listener.incoming() {
+        let Ok(conn) = conn else { continue };
         if in_flight.fetch_add(1, Ordering::SeqCst) >= MAX_IN_FLIGHT {
             in_flight.fetch_sub(1, Ordering::SeqCst);
-            let _ = req.respond(json_response(
-                503,
-                &json!({ "error": { "code": "RECALL_BUSY", "message": "too many requests at once", "retryable": true } }),
-                Some(1),
-            ));
+            let body = json!({ "error": { "code": "RECALL_BUSY", "message": "too many requests at once", "retryable": true } });
+            wire::respond(&conn, 503, &to_bytes(&body), Some(1));
             continue;
         }
         let (front, token, in_flight) = (front.clone(), token.clone(), in_flight.clone());
@@ -124,38 +129,55 @@ pub fn serve(front: Front, addr: &str, allow_remote: bool) -> Result<()> {
                 }
             }
             let _done = Done(in_flight);
-            let (status, body, retry) = answer(&front, &token, &req);
-            let _ = req.respond(json_response(status, &body, retry));
+            match wire::read_head(&conn) {
+                Ok(head) => {
+                    let (status, body, retry) = answer(&front, &token, &head);
+                    wire::respond(&conn, status, &to_bytes(&body), retry);
+                }
+                Err(wire::HeadError::Closed) => {}
+                Err(e) => {
+                    let body = json!({ "error": { "code": "BAD_REQUEST", "message": head_error_text(&e), "retryable": false } });
+                    wire::respond(&conn, e.status(), &to_bytes(&body), None);
+                    wire::drain(&conn);
+                }
+            }
         });
     }
     Ok(())
 }
 
-fn json_response(
-    status: u16,
-    body: &Value,
-    retry_after: Option<u64>,
-) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
-    let mut r = tiny_http::Response::from_data(serde_json::to_vec(body).unwrap_or_default())
-        .with_status_code(status)
-        .with_header(
-            tiny_http::Header::from_bytes("Content-Type", "application/json")
-                .expect("static header"),
-        );
-    if let Some(s) = retry_after {
-        r = r.with_header(
-            tiny_http::Header::from_bytes("Retry-After", s.to_string())
-                .expect("digits are a header value"),
-        );
-    }
-    r
+fn to_bytes(v: &Value) -> Vec<u8> {
+    serde_json::to_vec(v).unwrap_or_default()
 }
 
-fn header<'a>(req: &'a tiny_http::Request, name: &'static str) -> Option<&'a str> {
-    req.headers()
-        .iter()
-        .find(|h| h.field.equiv(name))
-        .map(|h| h.value.as_str())
+fn head_error_text(e: &wire::HeadError) -> String {
+    match e {
+        wire::HeadError::UriTooLong => format!(
+            "the request line is longer than {} bytes",
+            wire::MAX_REQUEST_LINE
+        ),
+        wire::HeadError::HeadersTooLarge => format!(
+            "the headers are larger than {} bytes or more than {} lines",
+            wire::MAX_HEADER_BYTES,
+            wire::MAX_HEADERS
+        ),
+        wire::HeadError::Timeout => format!(
+            "the request head did not arrive within {} s",
+            wire::HEAD_TIMEOUT.as_secs()
+        ),
+        wire::HeadError::Malformed(why) => format!("not an HTTP/1.1 request: {why}"),
+        wire::HeadError::Closed => String::new(),
+    }
+}
+
+/// The token of `Authorization: Bearer <token>` (the scheme in any case, RFC 9110 §11.1)
+/// or of `X-SLM-Token: <token>`.
+fn given_token(head: &wire::Head) -> Option<&str> {
+    head.header("X-SLM-Token").or_else(|| {
+        let v = head.header("Authorization")?.trim_start();
+        let (scheme, rest) = v.split_once([' ', '\t'])?;
+        scheme.eq_ignore_ascii_case("bearer").then(|| rest.trim())
+    })
 }
 
 /// Equal without an early exit, so the token cannot be guessed byte by byte by timing.
@@ -167,18 +189,19 @@ fn same(a: &str, b: &str) -> bool {
             == 0
 }
 
-fn answer(front: &Front, token: &str, req: &tiny_http::Request) -> (u16, Value, Option<u64>) {
-    let given = header(req, "X-SLM-Token")
-        .or_else(|| header(req, "Authorization").and_then(|v| v.strip_prefix("Bearer ")));
-    if !given.is_some_and(|g| same(g.trim(), token)) {
+fn answer(front: &Front, token: &str, head: &wire::Head) -> (u16, Value, Option<u64>) {
+    if !given_token(head).is_some_and(|g| same(g.trim(), token)) {
         return (
             401,
             json!({ "error": { "code": "UNAUTHORIZED", "message": "a valid token is required (Authorization: Bearer <token>; the token is in http.token in the data dir)", "retryable": false } }),
             None,
         );
     }
-    let (path, query) = req.url().split_once('?').unwrap_or((req.url(), ""));
-    if *req.method() != tiny_http::Method::Get {
+    let (path, query) = head
+        .target
+        .split_once('?')
+        .unwrap_or((&head.target, ""));
+    if head.method != "GET" {
         return (
             405,
             json!({ "error": { "code": "METHOD", "message": "only GET is served" } }),
@@ -281,5 +304,15 @@ mod tests {
         assert!(recall_args("q=%4").is_err());
         assert_eq!(decode("%C3%A9t%C3%A9").unwrap(), "été");
         assert!(same("abc", "abc") && !same("abc", "abd") && !same("abc", "ab"));
+        let head = |v: &str| wire::Head {
+            method: "GET".into(),
+            target: "/".into(),
+            headers: vec![("authorization".into(), v.into())],
+        };
+        for v in ["Bearer t0k", "bearer t0k", "BEARER   t0k "] {
+            assert_eq!(given_token(&head(v)), Some("t0k"), "{v}");
+        }
+        assert_eq!(given_token(&head("Basic t0k")), None);
+        assert_eq!(given_token(&head("Bearert0k")), None);
     }
 }

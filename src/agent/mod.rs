@@ -17,7 +17,10 @@ use crate::session::{SessionMode, SessionRequest};
 use crate::worker::client::{self, Mode};
 use crate::{Error, Result};
 use serde_json::{Value, json};
+use params::{ExpandParams, FetchParams, RecallParams, RememberParams, SessionInitParams};
 use std::time::Duration;
+
+pub mod params;
 
 /// Who is calling and where their requests run.
 #[derive(Debug, Clone)]
@@ -73,22 +76,29 @@ impl Front {
         Ok(body)
     }
 
-    /// Run one named call. Unknown names and bad arguments are usage errors.
+    /// Run one named call. Unknown names, unknown arguments and bad values are usage errors.
     pub fn call(&self, name: &str, args: &Value) -> Result<Value> {
-        let args = match args {
-            Value::Null => &json!({}),
-            Value::Object(_) => args,
-            _ => return Err(Error::Usage("arguments must be a JSON object".into())),
-        };
         match name {
             "recall" => {
-                let include_related = opt_bool(args, "include_related")?.unwrap_or(false);
-                self.recall(args, View::Agent { include_related })
+                let p: RecallParams = params::parse(name, args)?;
+                let include_related = p.include_related.is_some_and(|f| f.0);
+                self.recall(p, View::Agent { include_related })
             }
-            "search" => self.recall(args, View::Person),
+            "search" => {
+                let p: RecallParams = params::parse(name, args)?;
+                if p.include_related.is_some() {
+                    return Err(Error::Usage(
+                        "search: unknown field `include_related` (search always shows related memories; recall takes it)".into(),
+                    ));
+                }
+                self.recall(p, View::Person)
+            }
             "expand" => {
-                let id = opt_i64(args, "fact_id")?
-                    .or(opt_i64(args, "memory_id")?)
+                let p: ExpandParams = params::parse(name, args)?;
+                let id = p
+                    .fact_id
+                    .or(p.memory_id)
+                    .map(|i| i.0)
                     .ok_or_else(|| Error::Usage("expand needs fact_id or memory_id".into()))?;
                 let filters = Filters {
                     profile: self.profile.clone(),
@@ -97,15 +107,20 @@ impl Front {
                 self.run(Op::Expand { id, filters }, None)
             }
             "fetch" => {
-                let ids = args.get("ids").and_then(Value::as_array).ok_or_else(|| {
+                let p: FetchParams = params::parse(name, args)?;
+                let ids = p.ids.ok_or_else(|| {
                     Error::Usage("fetch needs ids: an array of memory ids".into())
                 })?;
+                if ids.is_empty() || ids.len() > params::MAX_FETCH_IDS {
+                    return Err(Error::Usage(format!(
+                        "fetch: {} ids; give 1 to {} at a time",
+                        ids.len(),
+                        params::MAX_FETCH_IDS
+                    )));
+                }
                 let mut memories = Vec::new();
                 let mut missing = Vec::new();
-                for v in ids {
-                    let id = v
-                        .as_i64()
-                        .ok_or_else(|| Error::Usage(format!("fetch: {v} is not a memory id")))?;
+                for id in ids.iter().map(|i| i.0) {
                     match self.run(
                         Op::Show {
                             id,
@@ -122,22 +137,13 @@ impl Front {
                 Ok(json!({ "memories": memories, "not_found": missing }))
             }
             "remember" => {
-                let content = req_str(args, "content")?;
+                let p: RememberParams = params::parse(name, args)?;
+                let content = p
+                    .content
+                    .ok_or_else(|| Error::Usage("content is required".into()))?;
                 // The CLI's own parsers: one list of kinds and scopes, one wording.
-                let kind = crate::cli::parse_kind(&opt_str(args, "kind")?)?;
-                let scope = crate::cli::parse_scope(&opt_str(args, "scope")?)?;
-                let tags = match args.get("tags") {
-                    None | Some(Value::Null) => Vec::new(),
-                    Some(Value::Array(a)) => a
-                        .iter()
-                        .map(|t| {
-                            t.as_str()
-                                .map(str::to_string)
-                                .ok_or_else(|| Error::Usage("tags must be strings".into()))
-                        })
-                        .collect::<Result<_>>()?,
-                    Some(_) => return Err(Error::Usage("tags must be an array of strings".into())),
-                };
+                let kind = crate::cli::parse_kind(&p.kind)?;
+                let scope = crate::cli::parse_scope(&p.scope)?;
                 crate::memory::validate_text(&content)?;
                 let memory = NewMemory {
                     text: content,
@@ -145,15 +151,16 @@ impl Front {
                     source: Some(Source::Agent),
                     profile: Some(self.profile.clone()),
                     scope,
-                    session_id: opt_str(args, "session_id")?,
-                    tags,
-                    idempotency_key: opt_str(args, "idempotency_key")?,
+                    session_id: p.session_id,
+                    tags: p.tags.unwrap_or_default(),
+                    idempotency_key: p.idempotency_key,
                     ..Default::default()
                 };
                 self.run(Op::Remember { memory }, None)
             }
             "session_init" => {
-                let mode = match opt_str(args, "mode")? {
+                let p: SessionInitParams = params::parse(name, args)?;
+                let mode = match p.mode {
                     None => SessionMode::Start,
                     Some(m) => SessionMode::parse(&m).ok_or_else(|| {
                         Error::Usage(format!(
@@ -162,13 +169,13 @@ impl Front {
                         ))
                     })?,
                 };
-                let max_tokens = opt_i64(args, "max_tokens")?.map(positive).transpose()?;
+                let max_tokens = p.max_tokens.map(|n| positive(n.0)).transpose()?;
                 let req = SessionRequest {
                     profile: self.profile.clone(),
                     mode,
                     max_tokens,
-                    include_shared: opt_bool(args, "include_shared")?.unwrap_or(false),
-                    include_global: opt_bool(args, "include_global")?.unwrap_or(false),
+                    include_shared: p.include_shared.is_some_and(|f| f.0),
+                    include_global: p.include_global.is_some_and(|f| f.0),
                 };
                 self.run(Op::SessionContext { req }, None)
             }
@@ -182,28 +189,27 @@ impl Front {
         Ok(body["text"].as_str().unwrap_or_default().to_string())
     }
 
-    fn recall(&self, args: &Value, view: View) -> Result<Value> {
+    fn recall(&self, p: RecallParams, view: View) -> Result<Value> {
         let a = RecallArgs {
-            query: req_str(args, "query")?,
-            limit: opt_i64(args, "limit")?
-                .map(positive)
-                .transpose()?
-                .unwrap_or(10),
-            depth: match opt_i64(args, "depth")? {
+            query: p
+                .query
+                .ok_or_else(|| Error::Usage("query is required".into()))?,
+            limit: p.limit.map(|n| positive(n.0)).transpose()?.unwrap_or(10),
+            depth: match p.depth.map(|d| d.0) {
                 None => 1,
                 Some(d @ 0..=2) => d as u8,
                 Some(d) => return Err(Error::Usage(format!("depth {d}: expected 0, 1 or 2"))),
             },
-            max_tokens: opt_i64(args, "max_tokens")?.map(positive).transpose()?,
-            show_weak: opt_bool(args, "show_weak")?.unwrap_or(false),
-            window: opt_str(args, "window")?,
-            as_of: opt_str(args, "as_of")?,
-            known_as_of: opt_str(args, "known_as_of")?,
-            valid_at: opt_str(args, "valid_at")?,
-            include_shared: opt_bool(args, "include_shared")?.unwrap_or(false),
-            include_global: opt_bool(args, "include_global")?.unwrap_or(false),
-            kind: opt_str(args, "kind")?,
-            budget_s: opt_f64(args, "budget_s")?,
+            max_tokens: p.max_tokens.map(|n| positive(n.0)).transpose()?,
+            show_weak: p.show_weak.is_some_and(|f| f.0),
+            window: p.window,
+            as_of: p.as_of,
+            known_as_of: p.known_as_of,
+            valid_at: p.valid_at,
+            include_shared: p.include_shared.is_some_and(|f| f.0),
+            include_global: p.include_global.is_some_and(|f| f.0),
+            kind: p.kind,
+            budget_s: p.budget_s.map(|b| b.0),
             ..Default::default()
         };
         let mut req = crate::cli::recall_cmd::resolve(&a, &self.global())?;
@@ -220,57 +226,5 @@ fn positive(n: i64) -> Result<usize> {
         Ok(n as usize)
     } else {
         Err(Error::Usage(format!("{n}: expected a positive number")))
-    }
-}
-
-fn opt_str(a: &Value, k: &str) -> Result<Option<String>> {
-    match a.get(k) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(v) => Err(Error::Usage(format!("{k}: expected a string, got {v}"))),
-    }
-}
-
-fn req_str(a: &Value, k: &str) -> Result<String> {
-    opt_str(a, k)?.ok_or_else(|| Error::Usage(format!("{k} is required")))
-}
-
-fn opt_bool(a: &Value, k: &str) -> Result<Option<bool>> {
-    match a.get(k) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Bool(b)) => Ok(Some(*b)),
-        Some(Value::String(s)) if s == "true" || s == "1" => Ok(Some(true)),
-        Some(Value::String(s)) if s == "false" || s == "0" => Ok(Some(false)),
-        Some(v) => Err(Error::Usage(format!(
-            "{k}: expected true or false, got {v}"
-        ))),
-    }
-}
-
-fn opt_i64(a: &Value, k: &str) -> Result<Option<i64>> {
-    match a.get(k) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(n)) if n.as_i64().is_some() => Ok(n.as_i64()),
-        Some(Value::String(s)) => s
-            .trim()
-            .parse()
-            .map(Some)
-            .map_err(|_| Error::Usage(format!("{k}: expected a whole number, got {s:?}"))),
-        Some(v) => Err(Error::Usage(format!(
-            "{k}: expected a whole number, got {v}"
-        ))),
-    }
-}
-
-fn opt_f64(a: &Value, k: &str) -> Result<Option<f64>> {
-    match a.get(k) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(n)) => Ok(n.as_f64()),
-        Some(Value::String(s)) => s
-            .trim()
-            .parse()
-            .map(Some)
-            .map_err(|_| Error::Usage(format!("{k}: expected a number, got {s:?}"))),
-        Some(v) => Err(Error::Usage(format!("{k}: expected a number, got {v}"))),
     }
 }
