@@ -432,7 +432,10 @@ impl HttpServer {
         let child = env.spawn(&["serve", "--http", &addr]);
         let t = std::time::Instant::now();
         while std::net::TcpStream::connect(&addr).is_err() {
-            assert!(t.elapsed() < std::time::Duration::from_secs(20), "serve listens");
+            assert!(
+                t.elapsed() < std::time::Duration::from_secs(20),
+                "serve listens"
+            );
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
         let token = std::fs::read_to_string(env.path("http.token")).unwrap();
@@ -525,7 +528,10 @@ fn http_caps_the_url_and_headers_before_reading_further() {
     );
     assert_eq!(got, vec!["431", "414", "200"]);
     // 200 MiB of one header line: refused after the cap, so the server never holds it.
-    let _ = http_probe(&server, &[r#"STREAM:b"GET /health HTTP/1.1\r\nX-Big: ":209715200"#]);
+    let _ = http_probe(
+        &server,
+        &[r#"STREAM:b"GET /health HTTP/1.1\r\nX-Big: ":209715200"#],
+    );
     let peak = server.peak_rss_kib();
     assert!(peak < 64 * 1024, "serve peaked at {peak} KiB");
     assert_eq!(
@@ -547,7 +553,9 @@ fn serve_print_token_works_alone() {
     let token = String::from_utf8(out.stdout).unwrap();
     assert_eq!(token.trim().len(), 64, "{token}");
     assert_eq!(
-        std::fs::read_to_string(env.path("http.token")).unwrap().trim(),
+        std::fs::read_to_string(env.path("http.token"))
+            .unwrap()
+            .trim(),
         token.trim()
     );
     // Neither --http nor --print-token: still a usage error.
@@ -564,9 +572,16 @@ fn a_limit_of_zero_is_a_usage_error_for_every_command_that_takes_one() {
     ] {
         let out = env.run(&args);
         assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
-        assert!(stderr(&out).contains("1 or more"), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("1 or more"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
     }
-    assert_eq!(ids(&env.recall("staging db port", &["--limit", "1"])).len(), 1);
+    assert_eq!(
+        ids(&env.recall("staging db port", &["--limit", "1"])).len(),
+        1
+    );
 }
 
 #[test]
@@ -647,7 +662,114 @@ fn mcp_refuses_unknown_arguments_and_oversized_fetches_and_never_answers_a_respo
         let m = r["structuredContent"]["error"]["message"].as_str().unwrap();
         assert!(m.contains(word), "{m}");
     }
-    assert_eq!(got[4]["result"]["structuredContent"]["memories"][0]["id"], id);
+    assert_eq!(
+        got[4]["result"]["structuredContent"]["memories"][0]["id"],
+        id
+    );
     // Nothing was stored by the refused remember.
     assert_eq!(env.json(&["list"])["memories"].as_array().unwrap().len(), 1);
+}
+
+// 10 -----------------------------------------------------------------------------------
+
+/// Slow clients: `procs` processes each open `per` connections to the worker socket and send
+/// one space (a frame that never ends) on each every 0.5 s, for `dur` s. Each process prints
+/// how many of its connections were still open at the end and the longest any stayed open.
+const SLOW_CLIENTS: &str = r#"
+import os, socket, sys, time
+path, procs, per, dur = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+kids = []
+for p in range(procs):
+    pid = os.fork()
+    if pid:
+        kids.append(pid); continue
+    socks, opened = [], []
+    for i in range(per):
+        s = socket.socket(socket.AF_UNIX); s.connect(path); socks.append(s); opened.append(time.time())
+    alive, longest, t0 = set(range(per)), 0.0, time.time()
+    while time.time() - t0 < dur and alive:
+        for i in list(alive):
+            try:
+                socks[i].send(b" ")
+                socks[i].setblocking(False)
+                try:
+                    socks[i].recv(65536)   # an answer (busy) or the end: closed by the worker
+                    alive.discard(i); longest = max(longest, time.time() - opened[i])
+                except BlockingIOError:
+                    pass
+                socks[i].setblocking(True)
+            except OSError:
+                alive.discard(i); longest = max(longest, time.time() - opened[i])
+        time.sleep(0.5)
+    for i in alive:
+        longest = max(longest, time.time() - opened[i])
+    print(len(alive), round(longest, 1), flush=True)
+    os._exit(0)
+print("started", flush=True)
+for k in kids:
+    os.waitpid(k, 0)
+"#;
+
+#[test]
+fn slow_connections_do_not_starve_status_or_questions() {
+    let env = Env::new()
+        .with("SLM_EMBEDDER", "hash")
+        .with("SLM_WORKER", "auto")
+        .with("SLM_WORKER_IDLE_S", "120");
+    let _stop = common::StopWorker(&env);
+    let status = common::start_worker(&env, &[]);
+    let sock = status["status"]["socket"].as_str().unwrap().to_string();
+    env.remember("the staging db listens on port 6543", &[]);
+    // 70 connections from one process, then 70 from ten processes (the per-process cap
+    // does not apply; closing the stalled ones does).
+    for (procs, per) in [(1, 70), (10, 7)] {
+        let mut slow = std::process::Command::new("python3")
+            .args([
+                "-c",
+                SLOW_CLIENTS,
+                &sock,
+                &procs.to_string(),
+                &per.to_string(),
+                "9",
+            ])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("python3");
+        use std::io::BufRead;
+        let mut lines = std::io::BufReader::new(slow.stdout.take().unwrap()).lines();
+        assert_eq!(lines.next().unwrap().unwrap(), "started");
+        for _ in 0..3 {
+            // Well inside the frame deadline: the slow connections are all still trying.
+            std::thread::sleep(std::time::Duration::from_millis(700));
+            let out = env.run(&["worker", "status", "--json"]);
+            assert_eq!(code(&out), 0, "{procs}x{per}: {}", stderr(&out));
+            let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert!(
+                s["status"]["pid"].as_u64().is_some(),
+                "{procs}x{per}: running: {s}"
+            );
+            let out = env.run(&["recall", "what port does the staging db use", "--json"]);
+            assert_eq!(code(&out), 0, "{procs}x{per}: {}", stderr(&out));
+            let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(r["served_by"], "worker", "{procs}x{per}: {r}");
+            assert!(!ids(&r).is_empty(), "{r}");
+        }
+        let mut still_open = 0;
+        for l in lines {
+            let l = l.unwrap();
+            let mut f = l.split_whitespace();
+            still_open += f.next().unwrap().parse::<u32>().unwrap();
+            let longest: f64 = f.next().unwrap().parse().unwrap();
+            // The whole frame had 5 s, however often a byte came.
+            assert!(
+                longest < 7.0,
+                "{procs}x{per}: a slow connection lived {longest} s"
+            );
+        }
+        let _ = slow.wait();
+        assert_eq!(
+            still_open, 0,
+            "{procs}x{per}: slow connections outlived the deadline"
+        );
+    }
 }

@@ -16,8 +16,8 @@ use crate::service::{Op, Request};
 use crate::session::{SessionMode, SessionRequest};
 use crate::worker::client::{self, Mode};
 use crate::{Error, Result};
-use serde_json::{Value, json};
 use params::{ExpandParams, FetchParams, RecallParams, RememberParams, SessionInitParams};
+use serde_json::{Value, json};
 use std::time::Duration;
 
 pub mod params;

@@ -124,7 +124,11 @@ pub fn parse<P: DeserializeOwned>(tool: &str, args: &Value) -> Result<P> {
     let args = match args {
         Value::Null => json!({}),
         Value::Object(_) => args.clone(),
-        _ => return Err(Error::Usage(format!("{tool}: arguments must be a JSON object"))),
+        _ => {
+            return Err(Error::Usage(format!(
+                "{tool}: arguments must be a JSON object"
+            )));
+        }
     };
     serde_json::from_value::<P>(args.clone()).map_err(|e| {
         // serde says what is wrong, not where: try each argument alone to name it.
@@ -157,11 +161,19 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("depth") && e.contains("whole number"), "{e}");
-        let p = parse::<RecallParams>("recall", &json!({"query": "x", "depth": "0", "show_weak": "1"}))
-            .unwrap();
+        let p = parse::<RecallParams>(
+            "recall",
+            &json!({"query": "x", "depth": "0", "show_weak": "1"}),
+        )
+        .unwrap();
         assert_eq!(p.depth.map(|d| d.0), Some(0));
         assert!(p.show_weak.is_some_and(|f| f.0));
         assert!(parse::<FetchParams>("fetch", &json!([1])).is_err());
-        assert!(parse::<FetchParams>("fetch", &Value::Null).unwrap().ids.is_none());
+        assert!(
+            parse::<FetchParams>("fetch", &Value::Null)
+                .unwrap()
+                .ids
+                .is_none()
+        );
     }
 }

@@ -175,7 +175,9 @@ pub(crate) fn emit(
 /// gives the command's default.
 pub fn parse_limit(s: &str) -> std::result::Result<usize, String> {
     match s.trim().parse::<usize>() {
-        Ok(0) => Err("0 is not a limit: give 1 or more, or leave --limit out for the default".into()),
+        Ok(0) => {
+            Err("0 is not a limit: give 1 or more, or leave --limit out for the default".into())
+        }
         Ok(n) => Ok(n),
         Err(_) => Err(format!("{s:?} is not a whole number (give 1 or more)")),
     }

@@ -197,10 +197,7 @@ fn answer(front: &Front, token: &str, head: &wire::Head) -> (u16, Value, Option<
             None,
         );
     }
-    let (path, query) = head
-        .target
-        .split_once('?')
-        .unwrap_or((&head.target, ""));
+    let (path, query) = head.target.split_once('?').unwrap_or((&head.target, ""));
     if head.method != "GET" {
         return (
             405,

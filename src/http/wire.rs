@@ -131,12 +131,15 @@ pub fn read_head(conn: &TcpStream) -> Result<Head, HeadError> {
         },
     );
     let first = line(&mut r, MAX_REQUEST_LINE)?.ok_or(HeadError::UriTooLong)?;
-    let first = String::from_utf8(first).map_err(|_| HeadError::Malformed("the request line is not UTF-8"))?;
+    let first = String::from_utf8(first)
+        .map_err(|_| HeadError::Malformed("the request line is not UTF-8"))?;
     let mut parts = first.split(' ');
     let (Some(method), Some(target), Some(version), None) =
         (parts.next(), parts.next(), parts.next(), parts.next())
     else {
-        return Err(HeadError::Malformed("the request line is not METHOD TARGET VERSION"));
+        return Err(HeadError::Malformed(
+            "the request line is not METHOD TARGET VERSION",
+        ));
     };
     if !version.starts_with("HTTP/1.") {
         return Err(HeadError::Malformed("only HTTP/1.x is served"));
@@ -230,17 +233,39 @@ mod tests {
 
     #[test]
     fn heads_are_read_within_their_caps() {
-        let h = head_of(b"GET /recall?q=x HTTP/1.1\r\nauthorization: bearer abc\r\n\r\n".to_vec()).unwrap();
+        let h = head_of(b"GET /recall?q=x HTTP/1.1\r\nauthorization: bearer abc\r\n\r\n".to_vec())
+            .unwrap();
         assert_eq!(h.method, "GET");
         assert_eq!(h.target, "/recall?q=x");
         assert_eq!(h.header("Authorization"), Some("bearer abc"));
         let long = format!("GET /{} HTTP/1.1\r\n\r\n", "a".repeat(MAX_REQUEST_LINE));
-        assert!(matches!(head_of(long.into_bytes()), Err(HeadError::UriTooLong)));
-        let big = format!("GET / HTTP/1.1\r\nX-Big: {}\r\n\r\n", "b".repeat(MAX_HEADER_BYTES));
-        assert!(matches!(head_of(big.into_bytes()), Err(HeadError::HeadersTooLarge)));
-        let many = format!("GET / HTTP/1.1\r\n{}\r\n", "X-A: 1\r\n".repeat(MAX_HEADERS + 1));
-        assert!(matches!(head_of(many.into_bytes()), Err(HeadError::HeadersTooLarge)));
-        assert!(matches!(head_of(b"hello\r\n\r\n".to_vec()), Err(HeadError::Malformed(_))));
-        assert!(matches!(head_of(b"GET / HTTP/1.1\r\nX".to_vec()), Err(HeadError::Closed)));
+        assert!(matches!(
+            head_of(long.into_bytes()),
+            Err(HeadError::UriTooLong)
+        ));
+        let big = format!(
+            "GET / HTTP/1.1\r\nX-Big: {}\r\n\r\n",
+            "b".repeat(MAX_HEADER_BYTES)
+        );
+        assert!(matches!(
+            head_of(big.into_bytes()),
+            Err(HeadError::HeadersTooLarge)
+        ));
+        let many = format!(
+            "GET / HTTP/1.1\r\n{}\r\n",
+            "X-A: 1\r\n".repeat(MAX_HEADERS + 1)
+        );
+        assert!(matches!(
+            head_of(many.into_bytes()),
+            Err(HeadError::HeadersTooLarge)
+        ));
+        assert!(matches!(
+            head_of(b"hello\r\n\r\n".to_vec()),
+            Err(HeadError::Malformed(_))
+        ));
+        assert!(matches!(
+            head_of(b"GET / HTTP/1.1\r\nX".to_vec()),
+            Err(HeadError::Closed)
+        ));
     }
 }

@@ -457,6 +457,11 @@ pub fn status(paths: &Paths) -> Result<Option<Status>> {
             body: WorkerBody::Status { status },
             ..
         }) => Ok(Some(status)),
+        // It runs but could not answer (busy): say that, not "not running".
+        Ok(WorkerFrame {
+            body: WorkerBody::Error { error },
+            ..
+        }) => Err(Error::Remote(error)),
         Ok(_) => Err(Error::Other(
             "the worker answered a ping out of turn".into(),
         )),

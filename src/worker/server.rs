@@ -4,7 +4,11 @@
 //! Start-up: take the start-up lock (so two spawns never race), make sure no live worker
 //! already answers (then exit quietly), remove a stale socket, load the engine (the slow
 //! part: clients run cold meanwhile), listen, release the lock. Each connection gets a
-//! thread that reads one frame, answers it and closes. Questions go through
+//! thread that reads one frame, answers it and closes. A frame must arrive whole within
+//! [`FRAME_DEADLINE`]; connections still sending theirs are capped per client process
+//! ([`MAX_READING_PER_PEER`]) and in all ([`MAX_READING`]), and when they are full the one
+//! that stalled longest is closed, so callers that send their frame at once (questions,
+//! status) always get in past slow ones. Questions go through
 //! [`Questions`] (slots, single flight, reuse); writes clear reused answers. Before each
 //! request the engine catches up with writes made by other processes.
 //!
@@ -40,10 +44,25 @@ pub const STEP_ASIDE_MAX: Duration = Duration::from_secs(20);
 /// Memories embedded per background batch: ~0.2–0.5 s of model time on 2 cores, so a
 /// question that arrives mid-batch waits little.
 pub const BACKGROUND_BATCH: usize = 32;
-/// Connections served at once; past this a connection is answered busy at once.
+/// Connections served at once; past this a connection is answered busy at once (unless a
+/// stalled one can be closed to make room, see [`STALLED_AFTER`]).
 pub const MAX_CONNECTIONS: usize = 64;
-/// How long a client may take to send its frame.
-const READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a client may take to send its whole frame (not each read: a client sending a
+/// byte now and then is cut off here). A client writes its frame in one go right after
+/// connecting; the largest (8 MiB) takes milliseconds over a local socket, so 5 s is
+/// slack for a loaded machine, not a budget anyone uses.
+pub const FRAME_DEADLINE: Duration = Duration::from_secs(5);
+/// Connections still sending their frame, at most, from one client process. An slm client
+/// has one at a time; MCP and HTTP fronts a few; past this that process is answered busy.
+pub const MAX_READING_PER_PEER: usize = 8;
+/// Connections still sending their frame, at most, from everyone: half the connections,
+/// so the other half is always there for frames that have arrived (questions, status).
+pub const MAX_READING: usize = MAX_CONNECTIONS / 2;
+/// A connection still without its whole frame after this long has stalled (a client sends
+/// its frame within a millisecond of connecting): when the readers are full, the one that
+/// stalled longest is closed to let a new caller in. This is the reserved path: a caller
+/// that sends its question or status ping at once is never kept out by callers that do not.
+pub const STALLED_AFTER: Duration = Duration::from_millis(250);
 
 /// What `slm worker status` shows.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -63,8 +82,19 @@ pub struct Status {
     pub questions: QuestionStats,
 }
 
+/// A connection that has not sent its whole frame yet.
+struct Reader {
+    id: u64,
+    pid: Option<i32>,
+    since: Instant,
+    /// A second handle on the socket, to close it from the accept loop.
+    conn: Stream,
+}
+
 struct Worker {
     engine: Arc<Engine>,
+    readers: std::sync::Mutex<Vec<Reader>>,
+    next_reader: AtomicU64,
     questions: Questions,
     files: WorkerFiles,
     started: Instant,
@@ -85,6 +115,64 @@ impl Drop for Count<'_> {
 }
 
 impl Worker {
+    /// Let a new connection in as a reader (it has not sent its frame yet), or say why not.
+    /// When the readers are full, the one that stalled longest is closed to make room.
+    fn admit(&self, conn: &Stream) -> Result<u64> {
+        use interprocess::local_socket::traits::StreamCommon;
+        let pid = conn.peer_creds().ok().and_then(|c| c.pid());
+        let busy = |why: &str| Error::Busy {
+            message: format!(
+                "{} is answering too many callers right now ({why}). Ask again in about 2 seconds; nothing was lost.",
+                crate::PRODUCT_NAME
+            ),
+            retry_after_s: 2,
+        };
+        let mut readers = self
+            .readers
+            .lock()
+            .map_err(|_| Error::Other("the readers lock was poisoned".into()))?;
+        if pid.is_some() && readers.iter().filter(|r| r.pid == pid).count() >= MAX_READING_PER_PEER
+        {
+            return Err(busy("too many unfinished requests from one process"));
+        }
+        let full = readers.len() >= MAX_READING
+            || self.connections.load(Ordering::SeqCst) >= MAX_CONNECTIONS;
+        if full {
+            let stalled = readers
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.since.elapsed() >= STALLED_AFTER)
+                .min_by_key(|(_, r)| r.since)
+                .map(|(i, _)| i);
+            match stalled {
+                Some(i) => {
+                    let r = readers.swap_remove(i);
+                    close(&r.conn);
+                }
+                None => return Err(busy("every connection is in use")),
+            }
+        }
+        use interprocess::TryClone;
+        let copy = conn
+            .try_clone()
+            .map_err(|e| Error::io("keeping a handle on a worker connection", e))?;
+        let id = self.next_reader.fetch_add(1, Ordering::SeqCst);
+        readers.push(Reader {
+            id,
+            pid,
+            since: Instant::now(),
+            conn: copy,
+        });
+        Ok(id)
+    }
+
+    /// The connection has sent its frame (or given up): it no longer counts as a reader.
+    fn done_reading(&self, id: u64) {
+        if let Ok(mut r) = self.readers.lock() {
+            r.retain(|x| x.id != id);
+        }
+    }
+
     fn touch(&self) {
         self.last_activity_ms
             .store(self.started.elapsed().as_millis() as u64, Ordering::SeqCst);
@@ -173,6 +261,8 @@ pub fn run(paths: Paths) -> Result<()> {
     );
     let w = Arc::new(Worker {
         engine,
+        readers: std::sync::Mutex::new(Vec::new()),
+        next_reader: AtomicU64::new(0),
         questions: Questions::new(slots, slot_wait),
         files,
         started: Instant::now(),
@@ -198,24 +288,18 @@ pub fn run(paths: Paths) -> Result<()> {
                 continue;
             }
         };
-        if w.connections.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
-            w.connections.fetch_sub(1, Ordering::SeqCst);
-            let _ = reply_error(
-                &conn,
-                &Error::Busy {
-                    message: format!(
-                        "{} is answering too many callers right now. Ask again in about 2 seconds; nothing was lost.",
-                        crate::PRODUCT_NAME
-                    ),
-                    retry_after_s: 2,
-                },
-            );
-            continue;
-        }
+        let reader = match w.admit(&conn) {
+            Ok(id) => id,
+            Err(e) => {
+                let _ = reply_error(&conn, &e);
+                continue;
+            }
+        };
+        w.connections.fetch_add(1, Ordering::SeqCst);
         let w = w.clone();
         std::thread::spawn(move || {
             let _counted = Count(&w.connections);
-            serve(&w, conn);
+            serve(&w, conn, reader);
         });
     }
     Ok(())
@@ -279,15 +363,54 @@ fn reply_error(conn: &Stream, e: &Error) -> std::io::Result<()> {
     )
 }
 
+/// Shut a connection down from another thread: its blocked read returns at once.
+fn close(conn: &Stream) {
+    use std::os::fd::{AsFd, AsRawFd};
+    let Stream::UdSocket(s) = conn;
+    // SAFETY: shutdown on a descriptor this handle owns; it stays open until the handle drops.
+    unsafe {
+        libc::shutdown(s.as_fd().as_raw_fd(), libc::SHUT_RDWR);
+    }
+}
+
+/// Reads that all end by one deadline: the whole frame must arrive within it.
+struct Deadline<'a> {
+    conn: &'a Stream,
+    until: Instant,
+}
+
+impl std::io::Read for Deadline<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let left = self.until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!(
+                    "the request did not arrive whole within {} s",
+                    FRAME_DEADLINE.as_secs()
+                ),
+            ));
+        }
+        self.conn.set_recv_timeout(Some(left))?;
+        let mut c = self.conn;
+        c.read(buf)
+    }
+}
+
 /// One connection: one frame in, one frame out.
-fn serve(w: &Arc<Worker>, conn: Stream) {
+fn serve(w: &Arc<Worker>, conn: Stream, reader: u64) {
     if let Err(e) = super::runtime_dir::check_peer(&conn) {
         // Another user reached the socket: answer nothing, read nothing.
+        w.done_reading(reader);
         eprintln!("slm worker: {e}");
         return;
     }
-    let _ = conn.set_recv_timeout(Some(READ_TIMEOUT));
-    let frame: ClientFrame = match protocol::read_frame(&mut BufReader::new(&conn)) {
+    let frame = protocol::read_frame(&mut BufReader::new(Deadline {
+        conn: &conn,
+        until: Instant::now() + FRAME_DEADLINE,
+    }));
+    w.done_reading(reader);
+    let frame: ClientFrame = match frame {
         Ok(f) => f,
         Err(FrameError::Closed) => return,
         Err(e) => {
