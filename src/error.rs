@@ -38,6 +38,8 @@ pub enum Error {
     LostStore { path: PathBuf, state: &'static str },
     #[error("the data directory {0} is read-only, so nothing can be written")]
     ReadOnly(PathBuf),
+    #[error("the disk holding {0} is full, so nothing can be written")]
+    DiskFull(PathBuf),
     #[error("{message}")]
     Busy { message: String, retry_after_s: u64 },
     #[error("store: {0}")]
@@ -117,6 +119,7 @@ impl Error {
             Error::NotFound(_) => "NOT_FOUND",
             Error::NewerSchema { .. } => "NEWER_SCHEMA",
             Error::ReadOnly(_) => "READ_ONLY",
+            Error::DiskFull(_) => "DISK_FULL",
             Error::LostStore { .. } => "STORE_MISSING",
             Error::Busy { .. } => "RECALL_BUSY",
             Error::Store(_) => "STORE",
@@ -134,8 +137,11 @@ impl Error {
             Error::Remote(r) => r.hint.clone(),
             Error::NotFound(_) => Some("`slm list` shows the ids in this profile".into()),
             Error::NewerSchema { .. } => Some("upgrade slm; this store was not changed".into()),
-            Error::ReadOnly(_) => {
-                Some("make the directory writable or point SLM_HOME elsewhere".into())
+            Error::ReadOnly(_) => Some(
+                "make the directory writable or point SLM_HOME elsewhere; reads still work".into(),
+            ),
+            Error::DiskFull(_) => {
+                Some("free some space on that disk (nothing was written); reads still work".into())
             }
             Error::LostStore { path, .. } => Some(format!(
                 "put {} back from a copy you trust (nothing was changed); to start over on purpose, move {} aside first",

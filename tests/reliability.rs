@@ -773,3 +773,178 @@ fn slow_connections_do_not_starve_status_or_questions() {
         );
     }
 }
+
+// 12 -----------------------------------------------------------------------------------
+
+/// Every file under `dir` with its size and modification time: what "nothing was written"
+/// compares.
+fn snapshot(dir: &std::path::Path) -> Vec<(String, u64, std::time::SystemTime)> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let md = e.metadata().unwrap();
+            if md.is_dir() {
+                todo.push(e.path());
+            }
+            out.push((
+                e.path().display().to_string(),
+                if md.is_dir() { 0 } else { md.len() },
+                md.modified().unwrap(),
+            ));
+        }
+    }
+    out.sort();
+    out
+}
+
+fn chmod_tree(dir: &std::path::Path, f: impl Fn(u32) -> u32 + Copy) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        if e.metadata().unwrap().is_dir() {
+            chmod_tree(&e.path(), f);
+        }
+        let m = mode(&e.path());
+        std::fs::set_permissions(e.path(), std::fs::Permissions::from_mode(f(m))).unwrap();
+    }
+    let m = mode(dir);
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(f(m))).unwrap();
+}
+
+#[test]
+fn a_read_only_data_dir_serves_reads_and_refuses_writes() {
+    use std::os::unix::process::CommandExt;
+    let env = Env::new()
+        .with("SLM_EMBEDDER", "hash")
+        .with("SLM_WORKER", "auto");
+    let first = env.remember("the staging db listens on port 6543", &["--no-worker"]);
+    env.remember("backups run nightly at 02:00", &["--no-worker"]);
+    // Root ignores permission bits, so as root the commands run as nobody: the kernel then
+    // refuses every write, as it does for a user on a read-only copy (`chmod -R a-w`).
+    let nobody = is_root().then_some(65534u32);
+    let run_dir = env.dir.path().join("owner-run");
+    std::fs::create_dir(&run_dir).unwrap();
+    if let Some(u) = nobody {
+        std::fs::set_permissions(env.dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        for p in [env.home(), run_dir.clone()] {
+            std::process::Command::new("chown")
+                .args(["-R", &format!("{u}:{u}"), p.to_str().unwrap()])
+                .status()
+                .unwrap();
+        }
+    }
+    chmod_tree(&env.home(), |m| m & !0o222);
+    let before = snapshot(&env.home());
+    let run = |args: &[&str]| {
+        let mut c = env.cmd(args);
+        c.env("SLM_RUNTIME_DIR", &run_dir)
+            .stdin(std::process::Stdio::null());
+        if let Some(u) = nobody {
+            c.uid(u).gid(u);
+        }
+        c.output().unwrap()
+    };
+    let json = |args: &[&str]| -> (i32, serde_json::Value) {
+        let mut a = args.to_vec();
+        a.push("--json");
+        let out = run(&a);
+        let v = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|_| panic!("{args:?}: {}", stderr(&out)));
+        (code(&out), v)
+    };
+    struct Stop<'a>(&'a dyn Fn(&[&str]) -> std::process::Output);
+    impl Drop for Stop<'_> {
+        fn drop(&mut self) {
+            let _ = (self.0)(&["worker", "stop"]);
+        }
+    }
+    let _stop = Stop(&run);
+    let (c, l) = json(&["list"]);
+    assert_eq!(
+        (c, l["memories"].as_array().map(Vec::len)),
+        (0, Some(2)),
+        "{l}"
+    );
+    let (c, s) = json(&["show", &first.to_string()]);
+    assert_eq!(c, 0, "{s}");
+    for extra in [&[][..], &["--no-worker"][..]] {
+        let mut a = vec!["recall", "staging db port"];
+        a.extend_from_slice(extra);
+        let (c, r) = json(&a);
+        assert_eq!(c, 0, "{extra:?}: {r}");
+        assert_eq!(ids(&r).first(), Some(&first), "{extra:?}: {r}");
+        if extra.is_empty() {
+            assert_eq!(r["served_by"], "worker", "{r}");
+        }
+    }
+    let (c, s) = json(&["worker", "status"]);
+    assert!(c == 0 && s["status"]["pid"].as_u64().is_some(), "{s}");
+    let (c, d) = json(&["doctor"]);
+    assert_eq!(c, 1, "doctor names the thing to fix: {d}");
+    assert_eq!(d["writes"]["no_writes"], "read_only", "{d}");
+    assert_eq!(d["store"]["memories"], 2, "{d}");
+    let (c, w) = json(&["remember", "this cannot be saved"]);
+    assert_eq!(c, 1, "{w}");
+    assert_eq!(w["error"]["code"], "READ_ONLY", "{w}");
+    drop(_stop);
+    assert_eq!(
+        snapshot(&env.home()),
+        before,
+        "nothing was written in the data dir"
+    );
+    chmod_tree(&env.home(), |m| m | 0o200);
+}
+
+#[test]
+fn doctor_on_a_full_disk_reports_and_reads_still_work() {
+    if !is_root() {
+        eprintln!("skipped: needs root to mount a small tmpfs");
+        return;
+    }
+    let env = env();
+    std::fs::create_dir_all(env.home()).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args([
+            "-t",
+            "tmpfs",
+            "-o",
+            "size=400k",
+            "tmpfs",
+            env.home().to_str().unwrap(),
+        ])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!("skipped: mounting a tmpfs is not allowed here");
+        return;
+    }
+    struct Unmount(std::path::PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount").arg(&self.0).status();
+        }
+    }
+    let _unmount = Unmount(env.home());
+    for i in 0..3 {
+        env.remember(&format!("deploy note {i} for cluster zeta"), &[]);
+    }
+    // Fill the disk.
+    let filler = env.path("filler");
+    let mut f = std::fs::File::create(&filler).unwrap();
+    use std::io::Write;
+    while f.write_all(&[0u8; 4096]).is_ok() {}
+    let _ = f.sync_all();
+    drop(f);
+    let (out, d) = (env.run(&["doctor", "--json"]), env.json(&["doctor"]));
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert_eq!(d["writes"]["no_writes"], "disk_full", "{d}");
+    assert_eq!(d["store"]["memories"], 3, "{d}");
+    let human = env.run(&["doctor"]);
+    assert!(
+        String::from_utf8_lossy(&human.stdout).contains("disk is full"),
+        "{}",
+        stderr(&human)
+    );
+    assert_eq!(env.json(&["list"])["memories"].as_array().unwrap().len(), 3);
+    let w = env.json(&["remember", "one more"]);
+    assert_eq!(w["error"]["code"], "DISK_FULL", "{w}");
+}

@@ -127,7 +127,27 @@ pub fn reindex(_g: &GlobalArgs, style: Style) -> Result<i32> {
 }
 
 pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
-    let engine = open(ModelMode::Load)?;
+    // Doctor reports; it does not fail because the usual open could not write (a full
+    // disk, a read-only dir): it looks again without writing and says what went wrong.
+    let (engine, open_error) = match open(ModelMode::Load) {
+        Ok(e) => (e, None),
+        Err(e @ (crate::Error::LostStore { .. } | crate::Error::NewerSchema { .. })) => {
+            return Err(e);
+        }
+        Err(e) => {
+            let opts = crate::engine::OpenOptions {
+                no_writes: true,
+                ..crate::engine::OpenOptions::model(ModelMode::Load)
+            };
+            match crate::engine::Engine::open(crate::paths::Paths::from_env(), opts) {
+                Ok(engine) => (engine, Some(e.to_string())),
+                Err(_) => return Err(e),
+            }
+        }
+    };
+    let no_writes = engine.no_writes();
+    let free = crate::store::free_bytes(&engine.paths.data);
+    let writes_ok = no_writes.is_none() && open_error.is_none();
     let count = engine.count()?;
     let generation = engine.generation()?;
     let integrity = engine
@@ -157,7 +177,7 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
         }
         None => (json!(engine.model_status()), json!(null)),
     };
-    let ok = engine.embedder().is_some() && bm25.usable() && integrity == "ok";
+    let ok = engine.embedder().is_some() && bm25.usable() && integrity == "ok" && writes_ok;
     let worker = crate::worker::client::status(&engine.paths).ok().flatten();
     let body = json!({
         "ok": ok,
@@ -165,6 +185,7 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
         "cache_dir": engine.paths.cache.display().to_string(),
         "store": { "path": engine.paths.store().display().to_string(), "schema": crate::store::schema::latest(),
                    "memories": count, "generation": generation, "integrity": integrity },
+        "writes": { "ok": writes_ok, "no_writes": no_writes, "free_bytes": free, "open_error": open_error },
         "bm25": { "health": bm25, "documents": engine.num_docs() },
         "vectors": { "health": vectors, "size": engine.with_vectors(|v| v.map(|v| v.len()))?, "pending_embeddings": pending },
         "model": model,
@@ -185,6 +206,22 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
             mark(integrity == "ok"),
             engine.paths.store().display()
         ));
+        let free_text = free
+            .map(|f| format!("{:.1} MB free", f as f64 / 1e6))
+            .unwrap_or_else(|| "free space unknown".into());
+        s.push_str(&match (no_writes, &open_error) {
+            (None, None) => format!("{}writes     ok ({free_text})\n", mark(true)),
+            (why, err) => format!(
+                "{}writes     {}: reads work, nothing can be written ({free_text}){}\n",
+                mark(false),
+                match why {
+                    Some(crate::store::NoWrites::DiskFull) => "the disk is full",
+                    Some(crate::store::NoWrites::ReadOnly) => "the data dir is read-only",
+                    None => "opening for writing failed",
+                },
+                err.as_ref().map(|e| format!("; {e}")).unwrap_or_default()
+            ),
+        });
         s.push_str(&format!(
             "{}keywords   {:?}, {} documents\n",
             mark(bm25.usable()),

@@ -16,7 +16,7 @@ use crate::lock::{WRITE_WAIT, WriteLock};
 use crate::memory::{self, Kind, Memory, MemoryPatch, NewMemory};
 use crate::paths::Paths;
 use crate::settings::Settings;
-use crate::store::{ChangeOp, ListFilter, MetaRow, Store};
+use crate::store::{ChangeOp, ListFilter, MetaRow, NoWrites, Store};
 use crate::{Clock, Error, Result, text};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
@@ -67,6 +67,9 @@ pub struct OpenOptions {
     /// Wait for the writer lease (up to `WRITE_WAIT`) instead of opening read-only when
     /// another process is writing: the worker needs writable indexes for its whole life.
     pub wait_for_lease: bool,
+    /// Open as if the data dir took no writes, even if it does (`doctor` after a failed
+    /// open, to report instead of failing).
+    pub no_writes: bool,
 }
 
 impl OpenOptions {
@@ -74,6 +77,7 @@ impl OpenOptions {
         OpenOptions {
             model,
             wait_for_lease: false,
+            no_writes: false,
         }
     }
 }
@@ -109,8 +113,9 @@ pub struct Engine {
     meta: RwLock<HashMap<i64, MetaRow>>,
     query_vecs: Mutex<HashMap<String, Vec<f32>>>,
     baseline_sample: RwLock<Option<Arc<Vec<Vec<f32>>>>>,
-    /// Set when the data dir is read-only: reads work, writes say why they cannot.
-    read_only: Option<std::path::PathBuf>,
+    /// Set when the data dir takes no writes (read-only, a full disk): reads open without
+    /// writing anything, writes say why they cannot.
+    read_only: Option<NoWrites>,
     reranker: crate::recall::rerank::Slot,
     /// The last change-log seq applied to this engine's in-memory state (meta cache, vector
     /// index, BM25 reader). Another process may have moved the on-disk BM25 further; what
@@ -126,16 +131,30 @@ impl Engine {
     pub fn open(paths: Paths, opts: OpenOptions) -> Result<Engine> {
         let settings = Settings::load(&paths.settings())?;
         let clock = Clock::from_env()?;
-        let mut read_only = None;
         crate::store::refuse_lost_store(&paths.store(), &paths.index_dir())?;
-        let store = match Store::open(&paths.store()) {
-            Ok(s) => s,
-            Err(Error::ReadOnly(d)) if paths.store().exists() => {
-                // Reads still work from a read-only data dir; writes will say why they cannot.
-                read_only = Some(d);
-                Store::open_reader(&paths.store())?
-            }
-            Err(e) => return Err(e),
+        let exists = paths.store().exists();
+        let mut read_only = match crate::store::no_writes(&paths.data) {
+            Some(w) if exists => Some(w),
+            _ if opts.no_writes && exists => Some(match crate::store::free_bytes(&paths.data) {
+                Some(f) if f < crate::store::MIN_FREE_BYTES => NoWrites::DiskFull,
+                _ => NoWrites::ReadOnly,
+            }),
+            _ => None,
+        };
+        let store = match read_only {
+            // Reads still work from a data dir that takes no writes, and write nothing.
+            Some(_) => Store::open_without_writes(&paths.store())?,
+            None => match Store::open(&paths.store()) {
+                Ok(s) => s,
+                Err(e) => match crate::store::unwritable_cause(&e, &paths.data) {
+                    Some(why) if exists => {
+                        read_only = Some(why);
+                        Store::open_without_writes(&paths.store())?
+                    }
+                    Some(why) => return Err(why.error(&paths.data)),
+                    None => return Err(e),
+                },
+            },
         };
         if read_only.is_none() {
             crate::store::make_private(&paths.data, &paths.private_files());
@@ -150,12 +169,21 @@ impl Engine {
         };
         let settings_for_rerank = settings.clone();
         let runtime_for_rerank = embed::onnx::locate(&paths, &settings).1;
-        let lease = if opts.wait_for_lease && read_only.is_none() {
+        let lease = if read_only.is_some() {
+            // Not even the lock file: nothing is written.
+            None
+        } else if opts.wait_for_lease {
             Some(WriteLock::acquire(&paths.write_lock(), WRITE_WAIT)?)
         } else {
             WriteLock::try_acquire(&paths.write_lock())?
         };
-        let (bm25, bm25_health) = open_bm25(&paths, &store, &store_id, lease.is_some())?;
+        let (bm25, bm25_health) = open_bm25(
+            &paths,
+            &store,
+            &store_id,
+            lease.is_some(),
+            read_only.is_some(),
+        )?;
         let seen = store.generation()?;
         let meta = store.all_meta()?.into_iter().map(|m| (m.id, m)).collect();
         let engine = Engine {
@@ -202,10 +230,15 @@ impl Engine {
     }
 
     fn writable(&self) -> Result<()> {
-        match &self.read_only {
-            Some(d) => Err(Error::ReadOnly(d.clone())),
+        match self.read_only {
+            Some(why) => Err(why.error(&self.paths.data)),
             None => Ok(()),
         }
+    }
+
+    /// Why this engine takes no writes, if it does not.
+    pub fn no_writes(&self) -> Option<NoWrites> {
+        self.read_only
     }
 
     fn store(&self) -> Result<std::sync::MutexGuard<'_, Store>> {
@@ -216,7 +249,10 @@ impl Engine {
 
     /// A separate read-only connection (for producers running in parallel).
     pub fn reader(&self) -> Result<Store> {
-        Store::open_reader(&self.paths.store())
+        match self.read_only {
+            Some(_) => Store::open_without_writes(&self.paths.store()),
+            None => Store::open_reader(&self.paths.store()),
+        }
     }
 
     pub fn embedder(&self) -> Option<&Arc<dyn Embedder>> {

@@ -1,5 +1,6 @@
 //! Opening the keyword index for an engine: rebuilt from the store, caught up from its
-//! change log, or (without the writer lease) read as it is or replaced by an empty one.
+//! change log, or (without the writer lease) read as it is or replaced by an empty one, or
+//! (in a data dir that takes no writes) read as it is or built in memory from the store.
 
 use crate::Result;
 use crate::index::IndexHealth;
@@ -13,7 +14,36 @@ pub(super) fn open_bm25(
     store: &Store,
     store_id: &str,
     have_lease: bool,
+    no_writes: bool,
 ) -> Result<(Bm25, IndexHealth)> {
+    if no_writes {
+        // Nothing may be written: read the index as it is, or build one in memory from the
+        // store (keyword search must work read-only; the files are left alone).
+        if let Ok(b) = Bm25::open_reader(&paths.bm25_dir(), store_id) {
+            if store
+                .changes_since(b.applied_seq())?
+                .iter()
+                .all(|c| c.op == ChangeOp::Embed)
+            {
+                return Ok((b, IndexHealth::Ready));
+            }
+        }
+        let mut b = Bm25::in_memory()?;
+        for m in store.list(&ListFilter {
+            include_bookkeeping: true,
+            ..Default::default()
+        })? {
+            b.upsert(m.id, &m.text, &m.profile, m.scope)?;
+        }
+        b.commit(store.generation()?)?;
+        b.close_writer();
+        return Ok((
+            b,
+            IndexHealth::Rebuilt(
+                "the data dir takes no writes: rebuilt in memory from the store".into(),
+            ),
+        ));
+    }
     if !have_lease {
         // Someone else is writing: read what is committed, never touch the files.
         return match Bm25::open_reader(&paths.bm25_dir(), store_id) {

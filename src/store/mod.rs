@@ -9,7 +9,10 @@
 mod guard;
 pub mod schema;
 
-pub use guard::{make_private, refuse_lost_store};
+pub use guard::{
+    MIN_FREE_BYTES, NoWrites, free_bytes, make_private, no_writes, refuse_lost_store,
+    unwritable_cause,
+};
 
 use crate::memory::{Kind, Memory, MemoryPatch, NewMemory, Scope, Source};
 use crate::text::Entity;
@@ -196,6 +199,62 @@ impl Store {
             });
         }
         Ok(store)
+    }
+
+    /// Open an existing store in a data dir that takes no writes (read-only, a full disk),
+    /// writing nothing at all: SQLite's `immutable` mode when every committed write is in
+    /// the store file (no write-ahead log left over), else `mode=ro`, which reads the log
+    /// through its existing shared-memory file. A log that cannot be read that way is
+    /// refused with what to do, never skipped (its writes would silently be missing).
+    pub fn open_without_writes(path: &Path) -> Result<Store> {
+        let wal = path.with_file_name(format!(
+            "{}-wal",
+            path.file_name().unwrap_or_default().to_string_lossy()
+        ));
+        let pending_log = std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0);
+        let mut uri = String::from("file:");
+        for c in path.to_string_lossy().chars() {
+            match c {
+                '%' => uri.push_str("%25"),
+                '?' => uri.push_str("%3f"),
+                '#' => uri.push_str("%23"),
+                c => uri.push(c),
+            }
+        }
+        uri.push_str(if pending_log {
+            "?mode=ro"
+        } else {
+            "?mode=ro&immutable=1"
+        });
+        let opened = Connection::open_with_flags(
+            &uri,
+            OpenFlags::SQLITE_OPEN_READ_ONLY
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                | OpenFlags::SQLITE_OPEN_URI,
+        )
+        .map_err(Error::from)
+        .and_then(|conn| {
+            conn.busy_timeout(BUSY_TIMEOUT)?;
+            let store = Store {
+                conn,
+                path: path.to_path_buf(),
+            };
+            let v = store.user_version()?;
+            Ok((store, v))
+        });
+        match opened {
+            Ok((_, v)) if v > schema::latest() => Err(Error::NewerSchema {
+                path: path.to_path_buf(),
+                found: v,
+                supported: schema::latest(),
+            }),
+            Ok((store, _)) => Ok(store),
+            Err(e) if pending_log => Err(Error::Other(format!(
+                "{} holds writes not yet folded into the store, and they cannot be read while the data dir takes no writes ({e}); make it writable (and free some space) once: any slm command folds them in, after which it reads fine read-only",
+                wal.display()
+            ))),
+            Err(e) => Err(e),
+        }
     }
 
     pub fn path(&self) -> &Path {

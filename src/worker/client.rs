@@ -293,6 +293,7 @@ pub fn in_process(paths: &Paths, mut req: Request, served_by: ServedBy) -> Resul
         OpenOptions {
             model,
             wait_for_lease: false,
+            no_writes: false,
         },
     )?);
     let reply = service::execute(&engine, &req)?;
@@ -403,18 +404,24 @@ fn spawn(paths: &Paths, files: &WorkerFiles) -> Result<std::io::PipeReader> {
     let exe = std::env::current_exe().map_err(|e| Error::io("finding the slm binary", e))?;
     std::fs::create_dir_all(&paths.data)
         .map_err(|e| Error::io(format!("creating {}", paths.data.display()), e))?;
+    // A data dir that takes no writes (read-only) still gets a worker; its log goes
+    // nowhere, and nothing is created there (root could, whatever the mode says).
+    let writable = crate::store::no_writes(&paths.data).is_none();
     // One old generation is kept: the log never grows past about twice this.
-    if std::fs::metadata(&files.log).is_ok_and(|m| m.len() > LOG_ROTATE_BYTES) {
+    if writable && std::fs::metadata(&files.log).is_ok_and(|m| m.len() > LOG_ROTATE_BYTES) {
         let _ = std::fs::rename(&files.log, files.log.with_extension("log.1"));
     }
-    // A data dir we cannot write to (read-only) still gets a worker; its log goes nowhere.
-    let log: std::process::Stdio = match std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&files.log)
+    let log: std::process::Stdio = match writable
+        .then(|| {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&files.log)
+        })
+        .and_then(|r| r.ok())
     {
-        Ok(f) => f.into(),
-        Err(_) => std::process::Stdio::null(),
+        Some(f) => f.into(),
+        None => std::process::Stdio::null(),
     };
     let (ready_rx, ready_tx) =
         std::io::pipe().map_err(|e| Error::io("making the worker's ready pipe", e))?;

@@ -224,6 +224,7 @@ pub fn run(paths: Paths) -> Result<()> {
         OpenOptions {
             model: ModelMode::Load,
             wait_for_lease: true,
+            no_writes: false,
         },
     )?);
     let settings = &engine.settings.worker;
