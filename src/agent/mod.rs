@@ -5,7 +5,8 @@
 //! Agent rules (the spec, "Who sees what"): `recall` returns only supported results; for a
 //! related answer it is empty with the include_related note, and `include_related=true`
 //! returns them. `search` is the person view: related memories shown, labelled. Every
-//! result carries the score contract fields and its tier.
+//! result carries the score contract fields and its tier. Arguments arrive as JSON and are
+//! read into the typed structs of [`params`], which refuse arguments no schema lists.
 
 use crate::cli::args::{ColorChoice, GlobalArgs, RecallArgs};
 use crate::memory::{NewMemory, Source};
