@@ -13,7 +13,6 @@ Interface (slm's Rust side depends on it):
 """
 
 import json
-import math
 import os
 
 import numpy as np
@@ -98,9 +97,30 @@ class G:
         return outs
 
 
-def build(ckpt, embed="fp32", window_mode="half"):
+def smooth_scale(act_absmax, weights, alpha):
+    """SmoothQuant (Xiao et al. 2023, arXiv:2211.10438) migration scale for one MatMul input.
+
+    act_absmax: [in] largest |activation| seen per input channel on the calibration texts;
+    weights: torch-layout [out, in] matrices that read this input. Returns s [in] with
+    s_j = a_j^alpha / w_j^(1 - alpha): dividing the activation by s and multiplying the
+    weight rows by s leaves the product unchanged and evens out the channel outliers that
+    per-tensor int8 activation quantisation cannot hold.
+    """
+    w = np.max(np.stack([np.abs(x).max(axis=0) for x in weights]), axis=0)
+    a = np.maximum(np.asarray(act_absmax, np.float64), 1e-5)
+    s = a ** alpha / np.maximum(w.astype(np.float64), 1e-5) ** (1.0 - alpha)
+    return np.clip(s, 1e-2, 1e4).astype(np.float32)
+
+
+def build(ckpt, embed="fp32", window_mode="half", smooth=None, alpha=0.5, taps=False):
     """Return an onnx.ModelProto. embed='fp32' keeps the embedding table as in the checkpoint;
-    embed='int8' stores it as int8 with one fp32 scale per row (for the quantised model)."""
+    embed='int8' stores it as int8 with one fp32 scale per row (for the quantised model).
+
+    taps=True adds one output per MatMul input site ("tap.<site>", the activations), for
+    calibration. smooth={site: per-channel absmax} folds SmoothQuant scales (smooth_scale)
+    into the weights: into the RMSNorm multiplier before q/k/v, gate/up and the head, into
+    v_proj's rows before o_proj, into up_proj's rows before down_proj and into 2_Dense's rows
+    before 3_Dense. The fp32 result is the same function; only the int8 error changes."""
     from safetensors import safe_open
 
     cfg = load_config(ckpt)
@@ -117,17 +137,26 @@ def build(ckpt, embed="fp32", window_mode="half"):
     g = G()
     f32 = lambda x: np.asarray(x, dtype=np.float32)
     one = g.const(f32(1.0), "one")
-    half = g.const(f32(0.5), "half")
-    epsc = g.const(f32(eps), "rms_eps")
-    ax_last = -1
 
-    def rmsnorm(x, w):
-        # Gemma3RMSNorm: x * rsqrt(mean(x^2) + eps) * (1 + w), in fp32
-        sq = g.op("Mul", [x, x])
-        ms = g.op("ReduceMean", [sq], axes=[ax_last], keepdims=1)
-        r = g.op("Sqrt", [g.op("Add", [ms, epsc])])
-        y = g.op("Div", [x, r])
-        return g.op("Mul", [y, g.const(f32(1.0) + f32(w))])
+    def rmsnorm(x, w, div=None):
+        # Gemma3RMSNorm: x * rsqrt(mean(x^2) + eps) * (1 + w), in fp32 (div: a smoothing scale)
+        mult = f32(1.0) + f32(w)
+        if div is not None:
+            mult = mult / div
+        # onnxruntime's SimplifiedLayerNormalization is exactly this (x / sqrt(mean(x^2) + eps)
+        # * scale, fp32), as one kernel instead of six nodes: ~150 norms a pass
+        return g.op("SimplifiedLayerNormalization", [x, g.const(f32(mult))], axis=-1, epsilon=float(eps))
+
+    tap_outs = []
+
+    def tap(site, t):
+        if taps:
+            tap_outs.append((site, t))
+
+    def scale_for(site, weights):
+        if smooth is None:
+            return None
+        return smooth_scale(smooth[site], weights, alpha)
 
     def linear(x, w):  # torch Linear weight [out, in] -> MatMul with [in, out]
         return g.op("MatMul", [x, g.const(np.ascontiguousarray(f32(w).T))])
@@ -188,18 +217,29 @@ def build(ckpt, embed="fp32", window_mode="half"):
         r = g.op("Reshape", [t, g.const(np.array([0, 0, n, hd], np.int64))])
         return g.op("Transpose", [r], perm=[0, 2, 1, 3])
 
-    c_gelu = g.const(f32(math.sqrt(2.0 / math.pi)))
-    c_044 = g.const(f32(0.044715))
     scaling = g.const(f32(cfg["query_pre_attn_scalar"] ** -0.5))
     sh_merge = g.const(np.array([0, 0, nh * hd], np.int64))
 
     for i, lt in enumerate(cfg["layer_types"]):
         p = f"layers.{i}."
         res = x
-        h = rmsnorm(x, W(p + "input_layernorm.weight"))
-        q = heads(linear(h, W(p + "self_attn.q_proj.weight")), nh)
-        k = heads(linear(h, W(p + "self_attn.k_proj.weight")), nkv)
-        v = heads(linear(h, W(p + "self_attn.v_proj.weight")), nkv)
+        wq, wk, wv = (f32(W(p + f"self_attn.{n}_proj.weight")) for n in "qkv")
+        wo = f32(W(p + "self_attn.o_proj.weight"))
+        s_in = scale_for(f"attn_in.{i}", [wq, wk, wv])
+        if s_in is not None:
+            wq, wk, wv = wq * s_in[None, :], wk * s_in[None, :], wv * s_in[None, :]
+        if smooth is not None:
+            # o_proj reads softmax(.) @ v per head; with one kv head every query head's channel
+            # d comes from v's row d, so one scale per head dim, shared by the nh heads.
+            a = np.asarray(smooth[f"o_in.{i}"]).reshape(nh, hd).max(axis=0)
+            s_o = smooth_scale(a, [wo.reshape(H * nh, hd)], alpha)
+            wv = wv / s_o[:, None]
+            wo = wo * np.tile(s_o, nh)[None, :]
+        h = rmsnorm(x, W(p + "input_layernorm.weight"), s_in)
+        tap(f"attn_in.{i}", h)
+        q = heads(linear(h, wq), nh)
+        k = heads(linear(h, wk), nkv)
+        v = heads(linear(h, wv), nkv)
         q = rotate(rmsnorm(q, W(p + "self_attn.q_norm.weight")), rope[lt])
         k = rotate(rmsnorm(k, W(p + "self_attn.k_norm.weight")), rope[lt])
         # GQA: nkv == 1 key/value head broadcasts over the nh query heads in MatMul
@@ -212,23 +252,43 @@ def build(ckpt, embed="fp32", window_mode="half"):
         pr = g.op("Softmax", [sc], axis=-1)
         o = g.op("MatMul", [pr, v])                                        # [B,nh,S,hd]
         o = g.op("Reshape", [g.op("Transpose", [o], perm=[0, 2, 1, 3]), sh_merge])
-        o = linear(o, W(p + "self_attn.o_proj.weight"))
+        tap(f"o_in.{i}", o)
+        o = linear(o, wo)
         o = rmsnorm(o, W(p + "post_attention_layernorm.weight"))
         x = g.op("Add", [res, o])
 
         res = x
-        h = rmsnorm(x, W(p + "pre_feedforward_layernorm.weight"))
-        gt = linear(h, W(p + "mlp.gate_proj.weight"))
-        up = linear(h, W(p + "mlp.up_proj.weight"))
+        wg, wu = f32(W(p + "mlp.gate_proj.weight")), f32(W(p + "mlp.up_proj.weight"))
+        wd = f32(W(p + "mlp.down_proj.weight"))
+        s_in = scale_for(f"mlp_in.{i}", [wg, wu])
+        if s_in is not None:
+            wg, wu = wg * s_in[None, :], wu * s_in[None, :]
+        s_d = scale_for(f"down_in.{i}", [wd])
+        if s_d is not None:  # down reads gelu(gate) * up, linear in up's output rows
+            wu = wu / s_d[:, None]
+            wd = wd * s_d[None, :]
+        h = rmsnorm(x, W(p + "pre_feedforward_layernorm.weight"), s_in)
+        tap(f"mlp_in.{i}", h)
+        gt = linear(h, wg)
+        up = linear(h, wu)
         # gelu, tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-        cube = g.op("Mul", [g.op("Mul", [gt, gt]), gt])
-        inner = g.op("Mul", [g.op("Add", [gt, g.op("Mul", [cube, c_044])]), c_gelu])
-        act = g.op("Mul", [g.op("Mul", [gt, half]), g.op("Add", [one, g.op("Tanh", [inner])])])
-        m = linear(g.op("Mul", [act, up]), W(p + "mlp.down_proj.weight"))
+        # com.microsoft FastGelu is this formula, one kernel instead of nine nodes
+        act = g.op("FastGelu", [gt], domain="com.microsoft")
+        dn = g.op("Mul", [act, up])
+        tap(f"down_in.{i}", dn)
+        m = linear(dn, wd)
         m = rmsnorm(m, W(p + "post_feedforward_layernorm.weight"))
         x = g.op("Add", [res, m])
 
-    x = rmsnorm(x, W("norm.weight"))                                       # last_hidden_state
+    d2, d3 = f32(d2), f32(d3)
+    s_h = scale_for("d2_in", [d2])          # mean pooling is linear: fold into the final norm
+    if s_h is not None:
+        d2 = d2 * s_h[None, :]
+    s_3 = scale_for("d3_in", [d3])
+    if s_3 is not None:
+        d2 = d2 / s_3[:, None]
+        d3 = d3 * s_3[None, :]
+    x = rmsnorm(x, W("norm.weight"), s_h)                                  # last_hidden_state
 
     # ---- sentence-transformers head -----------------------------------------------------------
     mk = g.op("Unsqueeze", [amf, g.const(np.array([-1], np.int64))])       # [B,S,1]
@@ -236,7 +296,9 @@ def build(ckpt, embed="fp32", window_mode="half"):
     cnt = g.op("ReduceSum", [mk, g.const(np.array([1], np.int64))], keepdims=0)
     cnt = g.op("Max", [cnt, g.const(f32(1e-9))])
     pooled = g.op("Div", [summed, cnt])                                    # [B,H]
+    tap("d2_in", pooled)
     y = linear(pooled, d2)
+    tap("d3_in", y)
     y = linear(y, d3)
     nrm = g.op("Sqrt", [g.op("ReduceSum", [g.op("Mul", [y, y]), g.const(np.array([1], np.int64))], keepdims=1)])
     nrm = g.op("Max", [nrm, g.const(f32(1e-12))])
@@ -246,11 +308,15 @@ def build(ckpt, embed="fp32", window_mode="half"):
         g.nodes, "embeddinggemma_300m",
         [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "sequence"]),
          helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "sequence"])],
-        [helper.make_tensor_value_info("sentence_embedding", TensorProto.FLOAT, ["batch", H])],
+        [helper.make_tensor_value_info("sentence_embedding", TensorProto.FLOAT, ["batch", H])]
+        + [helper.make_tensor_value_info(t, TensorProto.FLOAT, None) for _, t in tap_outs],
         g.inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET),
+                                                    helper.make_opsetid("com.microsoft", 1)],
                               producer_name="slm scripts/models/embeddinggemma")
     model.ir_version = 8
+    if taps:
+        model.metadata_props.add(key="taps", value=json.dumps({t: site for site, t in tap_outs}))
     model.doc_string = ("EmbeddingGemma-300M (google/embeddinggemma-300m) sentence embeddings; "
                         "weights under the Gemma Terms of Use, https://ai.google.dev/gemma/terms")
     return model

@@ -21,6 +21,10 @@ dest="$cache/models/$id"
 work="$cache/build-$id.part"
 venv="$cache/build-venv"
 t0=$(date +%s)
+# The build recipe's version: a model built by an older recipe is rebuilt.
+#   1: 8-bit weight-only MatMulNBits (slow: ~180 ms a query)
+#   2: SmoothQuant + dynamic int8 per channel, down_proj fp32, fused norms/GELU
+recipe=2
 
 sha() { "$py" -c 'import hashlib,sys
 h=hashlib.sha256()
@@ -28,10 +32,26 @@ with open(sys.argv[1],"rb") as f:
     for b in iter(lambda: f.read(1<<20), b""): h.update(b)
 print(h.hexdigest())' "$1"; }
 
-if [ -f "$dest/model.onnx" ] && [ -f "$dest/.built-sha256" ] &&
-   [ "$(sha "$dest/model.onnx")" = "$(cat "$dest/.built-sha256")" ]; then
+installed() {
+  [ -f "$dest/model.onnx" ] && [ -f "$dest/.built-sha256" ] &&
+    [ "$(cat "$dest/.recipe" 2>/dev/null)" = "$recipe" ] &&
+    [ "$(sha "$dest/model.onnx")" = "$(cat "$dest/.built-sha256")" ]
+}
+if installed; then
   echo "slm setup: $id already built and verified in $dest"
   exit 0
+fi
+
+# One build at a time: a second setup waits for the first, then finds the model installed.
+mkdir -p "$cache"
+exec 9>"$cache/.build-$id.lock"
+if ! flock -n 9; then
+  echo "slm setup: another setup is building $id; waiting for it"
+  flock 9
+  if installed; then
+    echo "slm setup: $id was built by the other setup in $dest"
+    exit 0
+  fi
 fi
 
 echo "slm setup: EmbeddingGemma-300M weights are under the Gemma Terms of Use (https://ai.google.dev/gemma/terms);"
@@ -152,7 +172,7 @@ echo "slm setup: building the int8 graph (no torch)"
 "$venv/bin/python" "$here/build.py" int8 --checkpoint "$work/ck" --out "$work/model.onnx"
 t_build=$(date +%s)
 "$venv/bin/python" "$here/verify.py" --model "$work/model.onnx" --tokenizer "$work/ck/tokenizer.json" \
-  --fixture "$repo/fixtures/embeddinggemma-reference.json" --min-cos 0.998 --min-mean-cos 0.999
+  --fixture "$repo/fixtures/embeddinggemma-reference.json" --min-cos 0.998 --min-mean-cos 0.998 --min-batch-cos 0.997
 
 mkdir -p "$work/out"
 mv "$work/model.onnx" "$work/out/model.onnx"
@@ -165,13 +185,16 @@ cat > "$work/out/slm-model.json" <<'JSON'
   "pooling": "none",
   "output_key": "sentence_embedding",
   "max_length": 512,
+  "similarity_floor": 0.40,
+  "similarity_floor_measured": "slm eval pairs (fixtures/similarity-pairs.tsv): answers min 0.209 / p10 0.303 / median 0.440, unrelated median 0.116 / max 0.366; at 0.40 60% of answers and 0 of 870 unrelated pairings pass (MiniLM's 0.60 passes 7% of its answers, 0 unrelated)",
   "query_prefix": "task: search result | query: ",
   "document_prefix": "title: none | text: ",
   "license": "Gemma Terms of Use (https://ai.google.dev/gemma/terms)",
-  "source": "google/embeddinggemma-300m, built by scripts/models/embeddinggemma (int8 embedding rows, 8-bit weight-only MatMulNBits)"
+  "source": "google/embeddinggemma-300m, built by scripts/models/embeddinggemma (recipe 2: int8 embedding rows; SmoothQuant alpha 0.75, dynamic int8 MatMuls per channel, down_proj fp32)"
 }
 JSON
 sha "$work/out/model.onnx" > "$work/out/.built-sha256"
+echo "$recipe" > "$work/out/.recipe"
 
 # Into place: the old model (if any) is moved aside first and removed only after the rename.
 mkdir -p "$cache/models"

@@ -5,7 +5,7 @@
 
 Exit status 0 only if every row reaches --min-cos (cosine of the graph's sentence_embedding to
 the fixture's torch vector), the output is L2-normalised, a padded batch gives the same vectors
-as one-by-one runs, and (with --tokenizer) tokenizer.json reproduces every fixture's input_ids.
+as one-by-one runs (within --min-batch-cos), and (with --tokenizer) tokenizer.json reproduces every fixture's input_ids.
 Prints one JSON line with the figures.
 """
 
@@ -28,6 +28,9 @@ def main():
     ap.add_argument("--window-tokens", type=int, default=257)
     ap.add_argument("--min-mean-cos", type=float, default=0.0)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--min-batch-cos", type=float, default=0.9999,
+                    help="padded batch vs one-by-one; dynamic int8 scales activations per batch, "
+                         "so a text's vector moves slightly with its batch (0.998 measured)")
     a = ap.parse_args()
 
     import onnxruntime as ort
@@ -85,7 +88,7 @@ def main():
     batch = run(short)
     sref = [s for s, r in zip(single, rows) if len(r["input_ids"]) < 100]
     bcos = min(float(b @ s / (np.linalg.norm(b) * np.linalg.norm(s))) for b, s in zip(batch, sref))
-    if bcos < 0.9999:
+    if bcos < a.min_batch_cos:
         problems.append(f"padded batch differs from single runs (min cosine {bcos:.5f})")
 
     # similarity structure, for orientation: query 0 . document 4 (0.766 in the reference)
