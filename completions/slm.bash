@@ -115,6 +115,9 @@ _slm() {
             slm__subcmd__eval,locomo)
                 cmd="slm__subcmd__eval__subcmd__locomo"
                 ;;
+            slm__subcmd__eval,pairs)
+                cmd="slm__subcmd__eval__subcmd__pairs"
+                ;;
             slm__subcmd__eval,questions)
                 cmd="slm__subcmd__eval__subcmd__questions"
                 ;;
@@ -123,6 +126,9 @@ _slm() {
                 ;;
             slm__subcmd__eval__subcmd__help,locomo)
                 cmd="slm__subcmd__eval__subcmd__help__subcmd__locomo"
+                ;;
+            slm__subcmd__eval__subcmd__help,pairs)
+                cmd="slm__subcmd__eval__subcmd__help__subcmd__pairs"
                 ;;
             slm__subcmd__eval__subcmd__help,questions)
                 cmd="slm__subcmd__eval__subcmd__help__subcmd__questions"
@@ -204,6 +210,9 @@ _slm() {
                 ;;
             slm__subcmd__help__subcmd__eval,locomo)
                 cmd="slm__subcmd__help__subcmd__eval__subcmd__locomo"
+                ;;
+            slm__subcmd__help__subcmd__eval,pairs)
+                cmd="slm__subcmd__help__subcmd__eval__subcmd__pairs"
                 ;;
             slm__subcmd__help__subcmd__eval,questions)
                 cmd="slm__subcmd__help__subcmd__eval__subcmd__questions"
@@ -619,7 +628,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__eval)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version locomo questions help"
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version locomo questions pairs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -641,7 +650,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__eval__subcmd__help)
-            opts="locomo questions help"
+            opts="locomo questions pairs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -682,6 +691,20 @@ _slm() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        slm__subcmd__eval__subcmd__help__subcmd__pairs)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         slm__subcmd__eval__subcmd__help__subcmd__questions)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -697,7 +720,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__eval__subcmd__locomo)
-            opts="-h -V --conversations --audit --k --baseline --markdown --misses --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --conversations --audit --k --baseline --markdown --misses --ablate --tune --scale --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -727,6 +750,36 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --tune)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scale)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__eval__subcmd__pairs)
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -959,7 +1012,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__help__subcmd__eval)
-            opts="locomo questions"
+            opts="locomo questions pairs"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -973,6 +1026,20 @@ _slm() {
             return 0
             ;;
         slm__subcmd__help__subcmd__eval__subcmd__locomo)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__help__subcmd__eval__subcmd__pairs)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

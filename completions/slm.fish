@@ -323,28 +323,32 @@ complete -c slm -n "__fish_slm_using_subcommand doctor" -l no-worker -d 'Answer 
 complete -c slm -n "__fish_slm_using_subcommand doctor" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand doctor" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand doctor" -s V -l version -d 'Print version'
-complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions pairs help" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
-complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
-complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
-complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -s h -l help -d 'Print help'
-complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -s V -l version -d 'Print version'
-complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -f -a "locomo" -d 'Evidence recall and tiers on a LoCoMo-format file'
-complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -f -a "questions" -d 'Run a question list and count how many met the expectation'
-complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions pairs help" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions pairs help" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions pairs help" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions pairs help" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions pairs help" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions pairs help" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions pairs help" -f -a "locomo" -d 'Evidence recall and tiers on a LoCoMo-format file'
+complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions pairs help" -f -a "questions" -d 'Run a question list and count how many met the expectation'
+complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions pairs help" -f -a "pairs" -d 'The model\'s cosine scale: question/answer pairs against mismatched pairings'
+complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions pairs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l conversations -d 'Only these conversations (comma separated sample ids)' -r
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l audit -d 'Audit corrections (locomo-dev-audit.json format)' -r -F
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l k -d 'Cut-offs for R@k and hit@k' -r
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l baseline -d 'Also run a simple baseline on the same data: bm25 or dense' -r
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l markdown -d 'Write a Markdown report here too' -r -F
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l misses -d 'Write the support check\'s misses here as JSON Lines (answerable questions with evidence in the top 3 that were not supported; adversarial ones that were), with every scored memory\'s signals, for studying the check by kind of question' -r -F
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l tune -d 'Tune channel weight multipliers over a grid such as "semantic=1,2,3;bm25=0.5,1", leave-one-conversation-out: each conversation is scored with the grid point that did best on the others' -r
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l scale -d 'Channel weight multipliers for the main run, on top of the model\'s, such as "semantic=2,bm25=0.5"' -r
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l ablate -d 'Also run every question with each channel switched off in turn and print the table'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
@@ -361,8 +365,18 @@ complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from pairs" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from pairs" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from pairs" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from pairs" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from pairs" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from pairs" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from pairs" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "locomo" -d 'Evidence recall and tiers on a LoCoMo-format file'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "questions" -d 'Run a question list and count how many met the expectation'
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "pairs" -d 'The model\'s cosine scale: question/answer pairs against mismatched pairings'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker help" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
@@ -480,6 +494,7 @@ complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand
 complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from worker" -f -a "run" -d 'Run the worker in this process (what `start` spawns)'
 complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from eval" -f -a "locomo" -d 'Evidence recall and tiers on a LoCoMo-format file'
 complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from eval" -f -a "questions" -d 'Run a question list and count how many met the expectation'
+complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from eval" -f -a "pairs" -d 'The model\'s cosine scale: question/answer pairs against mismatched pairings'
 complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "ingest" -d 'Import N memories and report memories/s, time to findable, size, RSS'
 complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "recall" -d 'Recall latency on a synthetic store built from LoCoMo turns'
 complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "vectors" -d 'Vector index precision: recall@10 of f32, f16 and i8 HNSW against exact search'

@@ -346,6 +346,15 @@ pub enum EvalCommand {
     Locomo(EvalLocomoArgs),
     /// Run a question list and count how many met the expectation.
     Questions(EvalQuestionsArgs),
+    /// The model's cosine scale: question/answer pairs against mismatched pairings.
+    Pairs(EvalPairsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct EvalPairsArgs {
+    /// Tab-separated "question<TAB>note that answers it" lines ('#' starts a comment);
+    /// default: fixtures/similarity-pairs.tsv.
+    pub file: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -371,6 +380,18 @@ pub struct EvalLocomoArgs {
     /// memory's signals, for studying the check by kind of question.
     #[arg(long)]
     pub misses: Option<PathBuf>,
+    /// Also run every question with each channel switched off in turn and print the table.
+    #[arg(long)]
+    pub ablate: bool,
+    /// Tune channel weight multipliers over a grid such as "semantic=1,2,3;bm25=0.5,1",
+    /// leave-one-conversation-out: each conversation is scored with the grid point that did
+    /// best on the others.
+    #[arg(long, value_name = "GRID")]
+    pub tune: Option<String>,
+    /// Channel weight multipliers for the main run, on top of the model's, such as
+    /// "semantic=2,bm25=0.5".
+    #[arg(long, value_name = "SCALE")]
+    pub scale: Option<String>,
 }
 
 #[derive(Debug, Args)]

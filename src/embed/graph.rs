@@ -39,6 +39,7 @@ pub struct GraphEmbedder {
     license: Option<String>,
     query_prefix: String,
     document_prefix: String,
+    fusion: Option<super::manifest::FusionScale>,
 }
 
 impl GraphEmbedder {
@@ -112,6 +113,7 @@ impl GraphEmbedder {
             license: manifest.license.clone(),
             query_prefix: manifest.query_prefix.clone().unwrap_or_default(),
             document_prefix: manifest.document_prefix.clone().unwrap_or_default(),
+            fusion: manifest.fusion,
         };
         let probe = e.run(&["slm probe"]).map_err(|err| {
             broken(
@@ -220,6 +222,9 @@ impl Embedder for GraphEmbedder {
     }
     fn license(&self) -> Option<&str> {
         self.license.as_deref()
+    }
+    fn fusion_scale(&self) -> Option<super::manifest::FusionScale> {
+        self.fusion
     }
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         if texts.is_empty() {

@@ -9,7 +9,9 @@
 //! `pooling: "none"` means the graph pools and normalises itself and its `output_key`
 //! output is the sentence embedding (EmbeddingGemma as `scripts/models/embeddinggemma`
 //! builds it); `query_prefix` / `document_prefix` are put before every query and every
-//! stored text, as the model card says.
+//! stored text, as the model card says. `fusion` scales recall's channel weights for this
+//! model (see [`FusionScale`]): how far its cosine is trusted against exact words depends on
+//! how good the model is.
 
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -29,6 +31,80 @@ pub struct Manifest {
     /// The licence the weights come under (shown by `slm doctor`).
     pub license: Option<String>,
     pub source: Option<String>,
+    /// Channel weight multipliers measured for this model (missing: MiniLM's).
+    pub fusion: Option<FusionScale>,
+}
+
+/// Multipliers on the reference system's channel weights (`recall::classify`), one per
+/// producer, chosen per model because they depend on how strong its semantic channel is.
+/// Measured with `slm eval locomo --tune` (leave-one-conversation-out on the dev data).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct FusionScale {
+    pub semantic: f64,
+    pub bm25: f64,
+    pub entity_graph: f64,
+    pub temporal: f64,
+    pub spreading: f64,
+    pub hopfield: f64,
+}
+
+impl FusionScale {
+    /// Measured with all-MiniLM-L6-v2 by `SLM_EVAL_WEIGHT_SCALE` ablations of `slm eval
+    /// locomo` (conv-26, answerable questions): with MiniLM, BM25 alone beats cosine alone on
+    /// turn-level evidence (R@5 0.47 vs 0.36), and Hopfield largely re-votes the semantic list,
+    /// so it is damped. R@5 went 0.42 → 0.48. A model without `fusion` gets these.
+    pub const MINILM: FusionScale = FusionScale {
+        semantic: 1.0,
+        bm25: 2.0,
+        entity_graph: 1.0,
+        temporal: 1.0,
+        spreading: 0.5,
+        hopfield: 0.25,
+    };
+    /// No change: every multiplier 1.
+    pub const ONE: FusionScale = FusionScale {
+        semantic: 1.0,
+        bm25: 1.0,
+        entity_graph: 1.0,
+        temporal: 1.0,
+        spreading: 1.0,
+        hopfield: 1.0,
+    };
+
+    /// Channel by channel product.
+    pub fn times(&self, o: &FusionScale) -> FusionScale {
+        FusionScale {
+            semantic: self.semantic * o.semantic,
+            bm25: self.bm25 * o.bm25,
+            entity_graph: self.entity_graph * o.entity_graph,
+            temporal: self.temporal * o.temporal,
+            spreading: self.spreading * o.spreading,
+            hopfield: self.hopfield * o.hopfield,
+        }
+    }
+
+    /// Set one channel by name ("semantic", "bm25", "entity_graph", "temporal", "spreading",
+    /// "hopfield"); false for an unknown name.
+    pub fn set(&mut self, name: &str, v: f64) -> bool {
+        let slot = match name {
+            "semantic" => &mut self.semantic,
+            "bm25" => &mut self.bm25,
+            "entity_graph" => &mut self.entity_graph,
+            "temporal" => &mut self.temporal,
+            "spreading" => &mut self.spreading,
+            "hopfield" => &mut self.hopfield,
+            _ => return false,
+        };
+        *slot = v;
+        true
+    }
+}
+
+impl Default for FusionScale {
+    fn default() -> Self {
+        FusionScale::MINILM
+    }
 }
 
 /// Tokens the model reads per text. MiniLM was trained at 256 (sentence-transformers'

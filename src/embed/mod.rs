@@ -40,6 +40,10 @@ pub trait Embedder: Send + Sync {
     fn license(&self) -> Option<&str> {
         None
     }
+    /// Recall's channel weight multipliers for this model (`slm-model.json` `fusion`).
+    fn fusion_scale(&self) -> Option<manifest::FusionScale> {
+        None
+    }
     /// Count tokens the way this model's tokenizer does (for token budgets).
     fn count_tokens(&self, text: &str) -> usize;
 }

@@ -85,6 +85,7 @@ pub struct OnnxEmbedder {
     dim: usize,
     floor: Option<f32>,
     license: Option<String>,
+    fusion: Option<super::manifest::FusionScale>,
 }
 
 /// Whether ONNX Runtime's intra-op threads spin while waiting for work. Off: on a 2-core
@@ -202,6 +203,7 @@ impl OnnxEmbedder {
             dim,
             floor: manifest.similarity_floor,
             license: manifest.license.clone(),
+            fusion: manifest.fusion,
         })
     }
 }
@@ -218,6 +220,9 @@ impl Embedder for OnnxEmbedder {
     }
     fn license(&self) -> Option<&str> {
         self.license.as_deref()
+    }
+    fn fusion_scale(&self) -> Option<super::manifest::FusionScale> {
+        self.fusion
     }
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         if texts.is_empty() {

@@ -10,9 +10,12 @@
 //! the expectation (`none` or `not-supported`).
 
 pub mod locomo;
+pub mod pairs;
 pub mod report;
+pub mod variants;
 
 use crate::cli::args::{EvalCommand, EvalLocomoArgs, EvalQuestionsArgs, GlobalArgs};
+use crate::embed::manifest::FusionScale;
 use crate::engine::{Engine, ModelMode, OpenOptions};
 use crate::memory::NewMemory;
 use crate::output::Style;
@@ -33,6 +36,7 @@ pub fn run(c: EvalCommand, g: &GlobalArgs, style: Style) -> Result<i32> {
     match c {
         EvalCommand::Locomo(a) => run_locomo(a, g, style),
         EvalCommand::Questions(a) => run_questions(a, g, style),
+        EvalCommand::Pairs(a) => pairs::run(a, style),
     }
 }
 
@@ -42,6 +46,8 @@ pub struct TempStore {
     pub engine: Engine,
     /// dia_id → memory id
     pub ids: HashMap<String, i64>,
+    /// memory id → the number of its conversation's session
+    pub sessions: HashMap<i64, usize>,
 }
 
 pub mod tempdir {
@@ -78,6 +84,7 @@ pub fn build_store(convs: &[&Conversation], profile_per_conv: bool) -> Result<Te
     let paths = Paths::at(dir.path(), &real.cache);
     let engine = Engine::open(paths, OpenOptions::model(ModelMode::Load))?;
     let mut ids = HashMap::new();
+    let mut sessions = HashMap::new();
     let total: usize = convs.iter().map(|c| c.turns.len()).sum();
     let pb = crate::progress::bar(total as u64, "building");
     for conv in convs {
@@ -104,13 +111,19 @@ pub fn build_store(convs: &[&Conversation], profile_per_conv: bool) -> Result<Te
             let res = engine.remember_batch(items, &mut |_| {})?;
             for (t, r) in chunk.iter().zip(res) {
                 ids.insert(format!("{}:{}", conv.sample_id, t.dia_id), r.id);
+                sessions.insert(r.id, t.session);
             }
             pb.inc(chunk.len() as u64);
         }
     }
     engine.refresh_baselines(usize::MAX)?;
     pb.finish_and_clear();
-    Ok(TempStore { dir, engine, ids })
+    Ok(TempStore {
+        dir,
+        engine,
+        ids,
+        sessions,
+    })
 }
 
 /// Pinned "now" for a conversation: the day after its last session.
@@ -165,7 +178,6 @@ fn run_locomo(a: EvalLocomoArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
         }
     }
     let kmax = a.k.iter().copied().max().unwrap_or(10).max(3);
-    let mut outcomes: Vec<QuestionOutcome> = Vec::new();
     let mut baselines: HashMap<String, Vec<QuestionOutcome>> = HashMap::new();
     let total_q: usize = convs.iter().map(|c| c.questions.len()).sum();
     let mut misses = match &a.misses {
@@ -175,102 +187,123 @@ fn run_locomo(a: EvalLocomoArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
         )),
         None => None,
     };
+    let mut variants = vec![variants::Variant {
+        name: "as configured".into(),
+        scale: match &a.scale {
+            Some(spec) => variants::parse_scale(spec)?,
+            None => FusionScale::ONE,
+        },
+    }];
+    if a.ablate {
+        variants.extend(variants::ablations(&variants[0].scale));
+    }
+    let grid = match &a.tune {
+        Some(spec) => variants::grid(spec, &variants[0].scale)?,
+        None => Vec::new(),
+    };
+    let grid_from = variants.len();
+    variants.extend(grid);
+    let mut per_variant: Vec<Vec<QuestionOutcome>> = vec![Vec::new(); variants.len()];
     for conv in &convs {
         let store = build_store(&[conv], false)?;
         let now_ms = clock_after(&[conv]);
-        let pb = crate::progress::bar(conv.questions.len() as u64, &conv.sample_id);
-        for q in &conv.questions {
-            pb.inc(1);
-            let resolve = |ev: &[String], quirks: &mut Quirks| -> Vec<i64> {
-                ev.iter()
-                    .filter_map(|d| {
-                        let id = store.ids.get(&format!("{}:{d}", conv.sample_id)).copied();
-                        if id.is_none() {
-                            quirks.unresolved_evidence += 1;
-                        }
-                        id
-                    })
-                    .collect()
-            };
-            let gold = resolve(&q.evidence, &mut quirks);
-            let corrected = audit
-                .as_ref()
-                .and_then(|m| m.get(&(conv.index, q.index)))
-                .map(|ev| resolve(ev, &mut Quirks::default()));
-            if gold.is_empty() && q.category != 5 {
-                quirks.no_evidence += 1;
-            }
-            if q.question.trim().is_empty() {
-                continue;
-            }
-            let req = request(&q.question, now_ms, kmax, true);
-            let resp = crate::recall::run(&store.engine, &req)?;
-            let support_max = resp
-                .explain
-                .as_ref()
-                .map(|e| {
-                    e.support
-                        .iter()
-                        .filter(|s| s.word_match && s.names_ok)
-                        .map(|s| s.score)
-                        .fold(0.0, f64::max)
-                })
-                .unwrap_or(0.0);
-            let gib = resp.explain.as_ref().and_then(|e| e.gibberish).is_some();
-            if let Some(w) = misses.as_mut() {
-                let top3 = resp.ranked_ids.iter().take(3).any(|id| gold.contains(id));
-                let supported = resp.tier == crate::recall::tiers::AnswerTier::Supported;
-                let miss = if q.category == 5 {
-                    supported
-                } else {
-                    top3 && !supported
+        let pb = crate::progress::bar(
+            (conv.questions.len() * variants.len()) as u64,
+            &conv.sample_id,
+        );
+        for (vi, variant) in variants.iter().enumerate() {
+            crate::recall::classify::set_eval_scale(Some(variant.scale));
+            for q in &conv.questions {
+                pb.inc(1);
+                let resolve = |ev: &[String], quirks: &mut Quirks| -> Vec<i64> {
+                    ev.iter()
+                        .filter_map(|d| {
+                            let id = store.ids.get(&format!("{}:{d}", conv.sample_id)).copied();
+                            if id.is_none() {
+                                quirks.unresolved_evidence += 1;
+                            }
+                            id
+                        })
+                        .collect()
                 };
-                if miss {
-                    use std::io::Write;
-                    let text = |id: &i64| store.engine.get(*id).ok().flatten().map(|m| m.text);
-                    let rec = serde_json::json!({
-                        "conversation": conv.sample_id,
-                        "category": q.category,
-                        "question": q.question,
-                        "tier": resp.tier,
-                        "gold": gold.iter().map(|id| serde_json::json!({"id": id, "text": text(id)})).collect::<Vec<_>>(),
-                        "top": resp.ranked_ids.iter().take(3).map(|id| serde_json::json!({"id": id, "text": text(id)})).collect::<Vec<_>>(),
-                        "support": resp.explain.as_ref().map(|e| e.support.iter().take(5).collect::<Vec<_>>()),
-                    });
-                    writeln!(w, "{rec}").map_err(|e| Error::io("writing the misses", e))?;
+                // quirks are counted once, on the first variant's pass
+                let mut scratch = Quirks::default();
+                let qk = if vi == 0 { &mut quirks } else { &mut scratch };
+                let gold = resolve(&q.evidence, qk);
+                let corrected = audit
+                    .as_ref()
+                    .and_then(|m| m.get(&(conv.index, q.index)))
+                    .map(|ev| resolve(ev, &mut Quirks::default()));
+                if gold.is_empty() && q.category != 5 {
+                    qk.no_evidence += 1;
+                }
+                if q.question.trim().is_empty() {
+                    continue;
+                }
+                let req = request(&q.question, now_ms, kmax, true);
+                let resp = crate::recall::run(&store.engine, &req)?;
+                let support_max = resp
+                    .explain
+                    .as_ref()
+                    .map(|e| {
+                        e.support
+                            .iter()
+                            .filter(|s| s.word_match && s.names_ok)
+                            .map(|s| s.score)
+                            .fold(0.0, f64::max)
+                    })
+                    .unwrap_or(0.0);
+                let gib = resp.explain.as_ref().and_then(|e| e.gibberish).is_some();
+                if let (Some(w), 0) = (misses.as_mut(), vi) {
+                    write_miss(w, &store, conv, q, &gold, &resp)?;
+                }
+                let session_of = |ids: &[i64]| -> Vec<usize> {
+                    ids.iter()
+                        .map(|id| store.sessions.get(id).copied().unwrap_or(0))
+                        .collect()
+                };
+                let ranked: Vec<i64> = resp.ranked_ids.iter().take(kmax).copied().collect();
+                per_variant[vi].push(QuestionOutcome {
+                    conversation: conv.sample_id.clone(),
+                    question: q.question.clone(),
+                    category: q.category,
+                    gold_sessions: session_of(&gold),
+                    ranked_sessions: session_of(&ranked),
+                    gold: gold.clone(),
+                    gold_audited: corrected.clone().unwrap_or_else(|| gold.clone()),
+                    ranked,
+                    tier: resp.tier,
+                    support_max: if gib { -1.0 } else { support_max },
+                    timing: resp.timing_ms.clone(),
+                });
+                if vi != 0 {
+                    continue;
+                }
+                for b in &a.baseline {
+                    let ranked = baseline(&store.engine, b, &q.question, kmax)?;
+                    baselines
+                        .entry(b.clone())
+                        .or_default()
+                        .push(QuestionOutcome {
+                            conversation: conv.sample_id.clone(),
+                            question: q.question.clone(),
+                            category: q.category,
+                            gold_sessions: session_of(&gold),
+                            ranked_sessions: session_of(&ranked),
+                            gold: gold.clone(),
+                            gold_audited: corrected.clone().unwrap_or_else(|| gold.clone()),
+                            ranked,
+                            tier: AnswerTier::Supported,
+                            support_max: 0.0,
+                            timing: Default::default(),
+                        });
                 }
             }
-            outcomes.push(QuestionOutcome {
-                conversation: conv.sample_id.clone(),
-                question: q.question.clone(),
-                category: q.category,
-                gold: gold.clone(),
-                gold_audited: corrected.clone().unwrap_or_else(|| gold.clone()),
-                ranked: resp.ranked_ids.iter().take(kmax).copied().collect(),
-                tier: resp.tier,
-                support_max: if gib { -1.0 } else { support_max },
-                timing: resp.timing_ms.clone(),
-            });
-            for b in &a.baseline {
-                let ranked = baseline(&store.engine, b, &q.question, kmax)?;
-                baselines
-                    .entry(b.clone())
-                    .or_default()
-                    .push(QuestionOutcome {
-                        conversation: conv.sample_id.clone(),
-                        question: q.question.clone(),
-                        category: q.category,
-                        gold: gold.clone(),
-                        gold_audited: corrected.clone().unwrap_or_else(|| gold.clone()),
-                        ranked,
-                        tier: AnswerTier::Supported,
-                        support_max: 0.0,
-                        timing: Default::default(),
-                    });
-            }
         }
+        crate::recall::classify::set_eval_scale(None);
         pb.finish_and_clear();
     }
+    let outcomes = std::mem::take(&mut per_variant[0]);
     let rep = report::Report::build(
         &a.k,
         &outcomes,
@@ -279,17 +312,79 @@ fn run_locomo(a: EvalLocomoArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
         total_q,
         audit.is_some(),
     );
-    let md = rep.markdown();
+    let mut md = rep.markdown();
+    let mut extra = serde_json::Map::new();
+    if a.ablate {
+        let rows: Vec<variants::VariantRow> =
+            std::iter::once(variants::row(&variants[0].name, &outcomes))
+                .chain((1..grid_from).map(|i| variants::row(&variants[i].name, &per_variant[i])))
+                .collect();
+        md.push_str(&variants::markdown_rows(
+            "ablation (each channel off in turn)",
+            &rows,
+        ));
+        extra.insert(
+            "ablation".into(),
+            serde_json::to_value(&rows).unwrap_or_default(),
+        );
+    }
+    if grid_from < variants.len() {
+        let loco = variants::loco(&variants[grid_from..], &per_variant[grid_from..]);
+        md.push_str(&loco.markdown());
+        extra.insert(
+            "tune".into(),
+            serde_json::to_value(&loco).unwrap_or_default(),
+        );
+    }
     if let Some(p) = &a.markdown {
         std::fs::write(p, &md).map_err(|e| Error::io(format!("writing {}", p.display()), e))?;
     }
     crate::cli::emit_pub(
         style,
         "eval",
-        serde_json::to_value(&rep).unwrap_or_default(),
+        {
+            let mut v = serde_json::to_value(&rep).unwrap_or_default();
+            if let Some(o) = v.as_object_mut() {
+                o.extend(extra);
+            }
+            v
+        },
         || md.clone(),
     )?;
     Ok(0)
+}
+
+/// One line of `--misses`: an answerable question with evidence in the top 3 that was not
+/// supported, or an adversarial one that was.
+fn write_miss(
+    w: &mut impl std::io::Write,
+    store: &TempStore,
+    conv: &Conversation,
+    q: &locomo::Question,
+    gold: &[i64],
+    resp: &crate::recall::RecallResponse,
+) -> Result<()> {
+    let top3 = resp.ranked_ids.iter().take(3).any(|id| gold.contains(id));
+    let supported = resp.tier == AnswerTier::Supported;
+    let miss = if q.category == 5 {
+        supported
+    } else {
+        top3 && !supported
+    };
+    if !miss {
+        return Ok(());
+    }
+    let text = |id: &i64| store.engine.get(*id).ok().flatten().map(|m| m.text);
+    let rec = serde_json::json!({
+        "conversation": conv.sample_id,
+        "category": q.category,
+        "question": q.question,
+        "tier": resp.tier,
+        "gold": gold.iter().map(|id| serde_json::json!({"id": id, "text": text(id)})).collect::<Vec<_>>(),
+        "top": resp.ranked_ids.iter().take(3).map(|id| serde_json::json!({"id": id, "text": text(id)})).collect::<Vec<_>>(),
+        "support": resp.explain.as_ref().map(|e| e.support.iter().take(5).collect::<Vec<_>>()),
+    });
+    writeln!(w, "{rec}").map_err(|e| Error::io("writing the misses", e))
 }
 
 /// The simple methods every report is compared with: BM25 alone, or cosine alone; no

@@ -27,6 +27,9 @@ pub struct QuestionOutcome {
     pub gold: Vec<i64>,
     pub gold_audited: Vec<i64>,
     pub ranked: Vec<i64>,
+    /// The sessions of the gold turns, and of each ranked turn (same order as `ranked`).
+    pub gold_sessions: Vec<usize>,
+    pub ranked_sessions: Vec<usize>,
     pub tier: AnswerTier,
     /// Best support score of a memory passing the word-match test (−1: gibberish).
     pub support_max: f64,
@@ -39,6 +42,9 @@ pub struct CategoryStats {
     pub with_evidence: usize,
     pub recall_at: BTreeMap<usize, f64>,
     pub hit_at: BTreeMap<usize, f64>,
+    /// Session level: a gold session is found when any of its turns is in the top k; the
+    /// share of gold sessions found (the figure session-granular memory tools publish).
+    pub session_recall_at: BTreeMap<usize, f64>,
     pub mrr: f64,
     pub supported: f64,
     pub related: f64,
@@ -79,7 +85,7 @@ fn pct(v: &mut [f64], p: f64) -> f64 {
     v[i.min(v.len() - 1)]
 }
 
-fn stats(ks: &[usize], qs: &[&QuestionOutcome], audited: bool) -> CategoryStats {
+pub(crate) fn stats(ks: &[usize], qs: &[&QuestionOutcome], audited: bool) -> CategoryStats {
     let mut s = CategoryStats {
         questions: qs.len(),
         ..Default::default()
@@ -107,6 +113,20 @@ fn stats(ks: &[usize], qs: &[&QuestionOutcome], audited: bool) -> CategoryStats 
         let n = with.len().max(1) as f64;
         s.recall_at.insert(k, r / n);
         s.hit_at.insert(k, h / n);
+        let mut sr = 0.0;
+        let mut sn = 0usize;
+        for q in &with {
+            let mut gs = q.gold_sessions.clone();
+            gs.sort_unstable();
+            gs.dedup();
+            if gs.is_empty() {
+                continue;
+            }
+            let top: Vec<usize> = q.ranked_sessions.iter().take(k).copied().collect();
+            sr += gs.iter().filter(|g| top.contains(g)).count() as f64 / gs.len() as f64;
+            sn += 1;
+        }
+        s.session_recall_at.insert(k, sr / sn.max(1) as f64);
     }
     let mut mrr = 0.0;
     for q in &with {
@@ -266,6 +286,16 @@ impl Report {
         for (name, b) in &self.baselines {
             s.push_str(&row(&format!("baseline {name} (1–4)"), b));
         }
+        s.push_str(
+            "\nsession level (1–4; a session is found when any of its turns is in the top k):",
+        );
+        for k in ks {
+            s.push_str(&format!(
+                " R@{k} {:.3}",
+                self.answerable.session_recall_at.get(k).unwrap_or(&0.0)
+            ));
+        }
+        s.push('\n');
         if let Some(adv) = self.adversarial_not_supported {
             s.push_str(&format!("\nadversarial (cat. 5) not supported: {adv:.3}\n"));
         }
@@ -308,6 +338,8 @@ mod tests {
             category,
             gold_audited: gold.clone(),
             gold,
+            gold_sessions: Vec::new(),
+            ranked_sessions: Vec::new(),
             ranked,
             tier,
             support_max: 0.5,
@@ -331,6 +363,22 @@ mod tests {
         assert_eq!(s.mrr, 0.75); // (1/2 + 1) / 2
         assert!((s.supported - 1.0 / 3.0).abs() < 1e-12);
         assert_eq!(s.supported_when_top3, Some(0.5));
+    }
+
+    #[test]
+    fn session_recall_counts_a_session_found_by_any_of_its_turns() {
+        // gold turns 1 and 2 are in session 7; turn 3 (ranked first) is in session 7 too, so
+        // the session is found at k = 1 although no gold turn is.
+        let mut a = q(4, vec![1, 2], vec![3, 4], AnswerTier::Supported);
+        a.gold_sessions = vec![7, 7];
+        a.ranked_sessions = vec![7, 8];
+        let mut b = q(4, vec![5], vec![6, 5], AnswerTier::Supported);
+        b.gold_sessions = vec![9];
+        b.ranked_sessions = vec![1, 9];
+        let s = stats(&[1, 2], &[&a, &b], false);
+        assert_eq!(s.recall_at[&1], 0.0);
+        assert_eq!(s.session_recall_at[&1], 0.5);
+        assert_eq!(s.session_recall_at[&2], 1.0);
     }
 
     #[test]

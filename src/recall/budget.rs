@@ -114,7 +114,11 @@ pub fn run(engine: &Arc<Engine>, req: &RecallRequest) -> Result<RecallResponse> 
 /// The empty answer when nothing finished in time: tier related (nothing was measured, so
 /// never "none"), warming, no results.
 fn out_of_time(req: &RecallRequest) -> RecallResponse {
-    let q = super::classify::classify(&req.query, crate::clock::from_ms(req.now_ms));
+    let q = super::classify::classify(
+        &req.query,
+        crate::clock::from_ms(req.now_ms),
+        &Default::default(),
+    );
     RecallResponse {
         query: req.query.clone(),
         tier: super::tiers::AnswerTier::Related,

@@ -7,6 +7,7 @@
 //! multi-hop question on the graph. The factors were checked on the LoCoMo dev split with
 //! `slm eval locomo` (per-category R@5); they are round numbers on purpose.
 
+use crate::embed::manifest::FusionScale;
 use crate::text;
 use crate::timeparse::{self, QueryTime};
 use chrono::{DateTime, Utc};
@@ -18,15 +19,19 @@ pub const BASE_ENTITY_GRAPH: f64 = 1.0;
 pub const BASE_TEMPORAL: f64 = 1.0;
 pub const BASE_SPREADING: f64 = 1.0;
 pub const BASE_HOPFIELD: f64 = 0.8;
-/// Adjustments on top of the reference defaults, measured here with
-/// `SLM_EVAL_WEIGHT_SCALE` ablations of `slm eval locomo` (conv-26, answerable questions):
-/// with MiniLM, BM25 alone beats cosine alone on turn-level evidence (R@5 0.47 vs 0.36), and
-/// Hopfield largely re-votes the semantic list, so it is damped. R@5 went 0.42 → 0.48.
-pub const MEASURED_BM25: f64 = 2.0;
-pub const MEASURED_HOPFIELD: f64 = 0.25;
-pub const MEASURED_SPREADING: f64 = 0.5;
 /// See `QueryClass::weights`: scales channel weights for ablations in `slm eval`.
 pub const WEIGHT_SCALE_ENV: &str = "SLM_EVAL_WEIGHT_SCALE";
+
+/// `slm eval`'s in-process override (ablations and `--tune` grids), on top of the model's
+/// scale. Never set outside `slm eval`.
+static EVAL_SCALE: std::sync::RwLock<Option<FusionScale>> = std::sync::RwLock::new(None);
+
+/// Set (or clear) the evaluation override; see [`EVAL_SCALE`].
+pub fn set_eval_scale(s: Option<FusionScale>) {
+    if let Ok(mut g) = EVAL_SCALE.write() {
+        *g = s;
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -76,15 +81,20 @@ impl QueryClass {
         }
     }
 
-    pub fn weights(&self) -> Weights {
+    /// Base weight × this class's factor × the model's scale (× `slm eval`'s override).
+    pub fn weights(&self, model: &FusionScale) -> Weights {
         let (s, b, e, t, sp, h) = self.factors();
+        let m = match EVAL_SCALE.read().ok().and_then(|g| *g) {
+            Some(o) => model.times(&o),
+            None => *model,
+        };
         let mut w = Weights {
-            semantic: BASE_SEMANTIC * s,
-            bm25: BASE_BM25 * b * MEASURED_BM25,
-            entity_graph: BASE_ENTITY_GRAPH * e,
-            temporal: BASE_TEMPORAL * t,
-            spreading: BASE_SPREADING * sp * MEASURED_SPREADING,
-            hopfield: BASE_HOPFIELD * h * MEASURED_HOPFIELD,
+            semantic: BASE_SEMANTIC * s * m.semantic,
+            bm25: BASE_BM25 * b * m.bm25,
+            entity_graph: BASE_ENTITY_GRAPH * e * m.entity_graph,
+            temporal: BASE_TEMPORAL * t * m.temporal,
+            spreading: BASE_SPREADING * sp * m.spreading,
+            hopfield: BASE_HOPFIELD * h * m.hopfield,
         };
         // Evaluation knob: `SLM_EVAL_WEIGHT_SCALE=bm25=2,hopfield=0` scales channels, so an
         // ablation can be run with `slm eval` without a rebuild. Never set in normal use.
@@ -155,7 +165,8 @@ const PROMPT_PATTERNS: &[&str] = &[
     "did i request",
 ];
 
-pub fn classify(query: &str, now: DateTime<Utc>) -> Classified {
+/// `model`: the embedding model's channel scale (`Embedder::fusion_scale`).
+pub fn classify(query: &str, now: DateTime<Utc>, model: &FusionScale) -> Classified {
     let lower = query.to_lowercase();
     let words = text::words(query);
     let content_words = text::content_words(query);
@@ -216,7 +227,7 @@ pub fn classify(query: &str, now: DateTime<Utc>) -> Classified {
     };
     Classified {
         class,
-        weights: class.weights(),
+        weights: class.weights(model),
         words,
         content_words,
         has_question_word: has_q,

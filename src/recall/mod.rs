@@ -180,6 +180,15 @@ pub fn validate_query(q: &str) -> Result<()> {
     Ok(())
 }
 
+/// The loaded model's channel scale; MiniLM's measured one when no model is loaded (the
+/// keyword-only path, where only the BM25/temporal/graph weights matter anyway).
+pub fn fusion_scale(engine: &Engine) -> crate::embed::manifest::FusionScale {
+    engine
+        .embedder()
+        .and_then(|e| e.fusion_scale())
+        .unwrap_or_default()
+}
+
 /// Run one recall through every stage.
 pub fn run(engine: &Engine, req: &RecallRequest) -> Result<RecallResponse> {
     validate_query(&req.query)?;
@@ -190,7 +199,7 @@ pub fn run(engine: &Engine, req: &RecallRequest) -> Result<RecallResponse> {
     // 1. classify
     let t = Instant::now();
     let now = crate::clock::from_ms(req.now_ms);
-    let q = classify::classify(&req.query, now);
+    let q = classify::classify(&req.query, now, &fusion_scale(engine));
     timing.insert("classify".to_string(), ms(t));
 
     // 2. producers
