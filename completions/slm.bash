@@ -16,6 +16,9 @@ _slm() {
             ",$1")
                 cmd="slm"
                 ;;
+            slm,backup)
+                cmd="slm__subcmd__backup"
+                ;;
             slm,bench)
                 cmd="slm__subcmd__bench"
                 ;;
@@ -33,6 +36,9 @@ _slm() {
                 ;;
             slm,expand)
                 cmd="slm__subcmd__expand"
+                ;;
+            slm,export)
+                cmd="slm__subcmd__export"
                 ;;
             slm,forget)
                 cmd="slm__subcmd__forget"
@@ -64,6 +70,9 @@ _slm() {
             slm,remember)
                 cmd="slm__subcmd__remember"
                 ;;
+            slm,restore)
+                cmd="slm__subcmd__restore"
+                ;;
             slm,serve)
                 cmd="slm__subcmd__serve"
                 ;;
@@ -79,6 +88,9 @@ _slm() {
             slm,worker)
                 cmd="slm__subcmd__worker"
                 ;;
+            slm__subcmd__bench,export)
+                cmd="slm__subcmd__bench__subcmd__export"
+                ;;
             slm__subcmd__bench,help)
                 cmd="slm__subcmd__bench__subcmd__help"
                 ;;
@@ -93,6 +105,9 @@ _slm() {
                 ;;
             slm__subcmd__bench,worker)
                 cmd="slm__subcmd__bench__subcmd__worker"
+                ;;
+            slm__subcmd__bench__subcmd__help,export)
+                cmd="slm__subcmd__bench__subcmd__help__subcmd__export"
                 ;;
             slm__subcmd__bench__subcmd__help,help)
                 cmd="slm__subcmd__bench__subcmd__help__subcmd__help"
@@ -115,6 +130,9 @@ _slm() {
             slm__subcmd__eval,locomo)
                 cmd="slm__subcmd__eval__subcmd__locomo"
                 ;;
+            slm__subcmd__eval,notes)
+                cmd="slm__subcmd__eval__subcmd__notes"
+                ;;
             slm__subcmd__eval,pairs)
                 cmd="slm__subcmd__eval__subcmd__pairs"
                 ;;
@@ -127,11 +145,17 @@ _slm() {
             slm__subcmd__eval__subcmd__help,locomo)
                 cmd="slm__subcmd__eval__subcmd__help__subcmd__locomo"
                 ;;
+            slm__subcmd__eval__subcmd__help,notes)
+                cmd="slm__subcmd__eval__subcmd__help__subcmd__notes"
+                ;;
             slm__subcmd__eval__subcmd__help,pairs)
                 cmd="slm__subcmd__eval__subcmd__help__subcmd__pairs"
                 ;;
             slm__subcmd__eval__subcmd__help,questions)
                 cmd="slm__subcmd__eval__subcmd__help__subcmd__questions"
+                ;;
+            slm__subcmd__help,backup)
+                cmd="slm__subcmd__help__subcmd__backup"
                 ;;
             slm__subcmd__help,bench)
                 cmd="slm__subcmd__help__subcmd__bench"
@@ -150,6 +174,9 @@ _slm() {
                 ;;
             slm__subcmd__help,expand)
                 cmd="slm__subcmd__help__subcmd__expand"
+                ;;
+            slm__subcmd__help,export)
+                cmd="slm__subcmd__help__subcmd__export"
                 ;;
             slm__subcmd__help,forget)
                 cmd="slm__subcmd__help__subcmd__forget"
@@ -181,6 +208,9 @@ _slm() {
             slm__subcmd__help,remember)
                 cmd="slm__subcmd__help__subcmd__remember"
                 ;;
+            slm__subcmd__help,restore)
+                cmd="slm__subcmd__help__subcmd__restore"
+                ;;
             slm__subcmd__help,serve)
                 cmd="slm__subcmd__help__subcmd__serve"
                 ;;
@@ -196,6 +226,9 @@ _slm() {
             slm__subcmd__help,worker)
                 cmd="slm__subcmd__help__subcmd__worker"
                 ;;
+            slm__subcmd__help__subcmd__bench,export)
+                cmd="slm__subcmd__help__subcmd__bench__subcmd__export"
+                ;;
             slm__subcmd__help__subcmd__bench,ingest)
                 cmd="slm__subcmd__help__subcmd__bench__subcmd__ingest"
                 ;;
@@ -210,6 +243,9 @@ _slm() {
                 ;;
             slm__subcmd__help__subcmd__eval,locomo)
                 cmd="slm__subcmd__help__subcmd__eval__subcmd__locomo"
+                ;;
+            slm__subcmd__help__subcmd__eval,notes)
+                cmd="slm__subcmd__help__subcmd__eval__subcmd__notes"
                 ;;
             slm__subcmd__help__subcmd__eval,pairs)
                 cmd="slm__subcmd__help__subcmd__eval__subcmd__pairs"
@@ -290,7 +326,7 @@ _slm() {
 
     case "${cmd}" in
         slm)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version remember import recall expand list show update delete forget session-context hook mcp serve worker reindex doctor eval bench completions man help"
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version remember import export backup restore recall expand list show update delete forget session-context hook mcp serve worker reindex doctor eval bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -311,8 +347,8 @@ _slm() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        slm__subcmd__bench)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version ingest recall vectors worker help"
+        slm__subcmd__backup)
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -333,9 +369,75 @@ _slm() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        slm__subcmd__bench__subcmd__help)
-            opts="ingest recall vectors worker help"
+        slm__subcmd__bench)
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version ingest recall vectors worker export help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__bench__subcmd__export)
+            opts="-h -V --memories --data --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --memories)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__bench__subcmd__help)
+            opts="ingest recall vectors worker export help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__bench__subcmd__help__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -628,7 +730,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__eval)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version locomo questions pairs help"
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version locomo questions pairs notes help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -650,7 +752,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__eval__subcmd__help)
-            opts="locomo questions pairs help"
+            opts="locomo questions pairs notes help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -678,6 +780,20 @@ _slm() {
             return 0
             ;;
         slm__subcmd__eval__subcmd__help__subcmd__locomo)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__eval__subcmd__help__subcmd__notes)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -773,6 +889,28 @@ _slm() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        slm__subcmd__eval__subcmd__notes)
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         slm__subcmd__eval__subcmd__pairs)
             opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -847,6 +985,28 @@ _slm() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        slm__subcmd__export)
+            opts="-h -V --all-profiles --include-bookkeeping --json --color --profile --no-worker --no-wait --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         slm__subcmd__forget)
             opts="-y -h -V --kind --tag --session --before --dry-run --yes --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -886,7 +1046,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__help)
-            opts="remember import recall expand list show update delete forget session-context hook mcp serve worker reindex doctor eval bench completions man help"
+            opts="remember import export backup restore recall expand list show update delete forget session-context hook mcp serve worker reindex doctor eval bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -899,9 +1059,37 @@ _slm() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        slm__subcmd__help__subcmd__bench)
-            opts="ingest recall vectors worker"
+        slm__subcmd__help__subcmd__backup)
+            opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__help__subcmd__bench)
+            opts="ingest recall vectors worker export"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__help__subcmd__bench__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1012,7 +1200,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__help__subcmd__eval)
-            opts="locomo questions pairs"
+            opts="locomo questions pairs notes"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1026,6 +1214,20 @@ _slm() {
             return 0
             ;;
         slm__subcmd__help__subcmd__eval__subcmd__locomo)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__help__subcmd__eval__subcmd__notes)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1068,6 +1270,20 @@ _slm() {
             return 0
             ;;
         slm__subcmd__help__subcmd__expand)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__help__subcmd__export)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1222,6 +1438,20 @@ _slm() {
             return 0
             ;;
         slm__subcmd__help__subcmd__remember)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__help__subcmd__restore)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1470,12 +1700,16 @@ _slm() {
             return 0
             ;;
         slm__subcmd__import)
-            opts="-h -V --skip-bad --print-ids --batch --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --format --dry-run --skip-bad --print-ids --batch --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "auto jsonl markdown" -- "${cur}"))
+                    return 0
+                    ;;
                 --batch)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1696,6 +1930,28 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__restore)
+            opts="-h -V --dry-run --json --color --profile --no-worker --no-wait --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0

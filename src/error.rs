@@ -144,7 +144,7 @@ impl Error {
                 Some("free some space on that disk (nothing was written); reads still work".into())
             }
             Error::LostStore { path, .. } => Some(format!(
-                "put {} back from a copy you trust (nothing was changed); to start over on purpose, move {} aside first",
+                "put {} back from a copy you trust (`slm restore BACKUP` puts back one made by `slm backup`; nothing was changed); to start over on purpose, move {} aside first",
                 path.display(),
                 path.parent().unwrap_or(path).display()
             )),
@@ -155,6 +155,11 @@ impl Error {
                 "`slm doctor` names what is missing; `scripts/setup.sh --models-only` fetches it"
                     .into(),
             ),
+            Error::Store(e)
+                if e.to_string().contains("malformed") || e.to_string().contains("not a database") =>
+            {
+                Some("the store file is damaged: `slm restore BACKUP` puts back a copy made by `slm backup BACKUP` (the damaged store is kept aside, never deleted); `slm doctor` checks it".into())
+            }
             Error::Store(e)
                 if e.to_string().contains("locked") || e.to_string().contains("busy") =>
             {

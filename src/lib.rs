@@ -28,6 +28,7 @@ pub mod settings;
 pub mod store;
 pub mod text;
 pub mod timeparse;
+pub mod transfer;
 pub mod worker;
 
 pub use clock::Clock;

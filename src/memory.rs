@@ -77,6 +77,9 @@ pub struct Memory {
     /// How close this memory sits to a typical memory (mean cosine to a sample); see `baseline`.
     pub baseline_sim: Option<f32>,
     pub embedding_model: Option<String>,
+    /// Where it came from when it came from a file: `path:line` (a Markdown import).
+    #[serde(default)]
+    pub origin: Option<String>,
 }
 
 /// A memory to be written. Everything but the text has a default.
@@ -94,10 +97,16 @@ pub struct NewMemory {
     pub valid_from: Option<i64>,
     pub valid_until: Option<i64>,
     pub known_at: Option<i64>,
+    /// System time of the insert (default: now). An import of an export keeps the original.
+    #[serde(default)]
+    pub created_at: Option<i64>,
     pub pinned: bool,
     pub idempotency_key: Option<String>,
     /// The memory this one corrects (it will be marked superseded).
     pub supersedes: Option<i64>,
+    /// Where it came from when it came from a file (`path:line`).
+    #[serde(default)]
+    pub origin: Option<String>,
 }
 
 /// A change to an existing memory; `None` leaves a field as it is.

@@ -10,12 +10,14 @@
 //! caller wants it, the human text rendered with the caller's style, so a worker never needs
 //! to know about terminals and a client never re-implements rendering.
 
-use crate::engine::Engine;
+use crate::engine::{Engine, KeyLink};
 use crate::memory::{MemoryPatch, NewMemory};
 use crate::output::Style;
 use crate::recall::RecallRequest;
 use crate::recall::filters::Filters;
 use crate::store::ListFilter;
+use crate::transfer::export::ExportQuery;
+use crate::transfer::notes::NotesFile;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -60,6 +62,23 @@ pub enum Op {
     SessionContext {
         req: crate::session::SessionRequest,
     },
+    /// One batch of an import: all of it is committed, or none of it.
+    RememberBatch {
+        memories: Vec<NewMemory>,
+    },
+    /// The correction links an import named by key (sent after all of its lines).
+    SupersedeKeys {
+        links: Vec<KeyLink>,
+    },
+    /// One page of an export.
+    ExportPage {
+        query: ExportQuery,
+    },
+    /// One file of a notes import, planned against what an earlier import stored.
+    ImportNotes {
+        file: NotesFile,
+        dry_run: bool,
+    },
 }
 
 impl Op {
@@ -75,6 +94,10 @@ impl Op {
             Op::Show { .. } => "show",
             Op::Expand { .. } => "expand",
             Op::SessionContext { .. } => "session-context",
+            Op::RememberBatch { .. } | Op::SupersedeKeys { .. } | Op::ImportNotes { .. } => {
+                "import"
+            }
+            Op::ExportPage { .. } => "export",
         }
     }
 
@@ -82,7 +105,12 @@ impl Op {
     pub fn is_write(&self) -> bool {
         matches!(
             self,
-            Op::Remember { .. } | Op::Update { .. } | Op::Delete { .. }
+            Op::Remember { .. }
+                | Op::Update { .. }
+                | Op::Delete { .. }
+                | Op::RememberBatch { .. }
+                | Op::SupersedeKeys { .. }
+                | Op::ImportNotes { .. }
         )
     }
 
@@ -190,6 +218,23 @@ pub fn execute(engine: &Arc<Engine>, req: &Request) -> Result<Reply> {
             let block = crate::session::session_context(engine, r)?;
             let human = style.map(|_| block.text.clone());
             Ok(Reply::new(op, json!(block), human))
+        }
+        // The bulk operations answer JSON only: the command sending them sums the pages up.
+        Op::RememberBatch { memories } => {
+            let r = engine.remember_batch(memories.clone(), &mut |_| {})?;
+            Ok(Reply::new(op, json!({ "results": r }), None))
+        }
+        Op::SupersedeKeys { links } => {
+            let r = engine.supersede_by_keys(links)?;
+            Ok(Reply::new(op, json!(r), None))
+        }
+        Op::ExportPage { query } => {
+            let page = engine.export_page(query)?;
+            Ok(Reply::new(op, json!(page), None))
+        }
+        Op::ImportNotes { file, dry_run } => {
+            let r = crate::transfer::notes::import_file(engine, file, *dry_run)?;
+            Ok(Reply::new(op, json!(r), None))
         }
     }
 }

@@ -9,6 +9,7 @@
 //!
 //! * `bench worker` runs the same questions through the `slm` binary against the warm
 //!   worker (see `bench/worker.rs`).
+//! * `bench export` times export, backup and import on the bench store (`bench/transfer.rs`).
 //!
 //! The synthetic store: LoCoMo dev turns repeated as often as needed. Repetition r renames the
 //! speakers (a fixed list of names), shifts dates by r × 97 days, gets its own session ids, and
@@ -26,6 +27,7 @@ use serde_json::json;
 use std::path::Path;
 use std::time::Instant;
 
+mod transfer;
 mod worker;
 
 const NAMES: &[&str] = &[
@@ -39,6 +41,7 @@ pub fn run(c: BenchCommand, g: &GlobalArgs, style: Style) -> Result<i32> {
         BenchCommand::Recall(a) => recall(a, g, style),
         BenchCommand::Vectors(a) => vectors(a, g, style),
         BenchCommand::Worker(a) => worker::run(a, style),
+        BenchCommand::Export(a) => transfer::run(a, style),
     }
 }
 
@@ -240,12 +243,26 @@ fn ingest(a: BenchIngestArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
 /// A reusable bench store, keyed by (data file size, N, format) under the cache dir.
 pub(crate) fn bench_store(data: &Path, n: usize) -> Result<(Engine, std::path::PathBuf)> {
     let len = std::fs::metadata(data).map(|m| m.len()).unwrap_or(0);
-    let key = format!("n{n}-d{len}-v1");
     let base = Paths::from_env();
+    // The store's vectors are the model's: one cached store per model directory.
+    let settings = crate::settings::Settings::load(&base.settings()).unwrap_or_default();
+    let (model_dir, _) = crate::embed::onnx::locate(&base, &settings);
+    let model = model_dir
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let key = format!("n{n}-d{len}-v1-{model}");
     let dir = base.cache.join("bench").join(key);
     let done = dir.join("COMPLETE");
     let paths = Paths::at(&dir, &base.cache);
-    if !done.exists() {
+    // A cached store is re-used only when it opens and holds what it should; one left by
+    // another build (an older or newer schema, a half-written copy) is built again.
+    let reusable = done.exists()
+        && Engine::open(paths.clone(), OpenOptions::model(ModelMode::Load))
+            .and_then(|e| e.count())
+            .map(|c| c > 0)
+            .unwrap_or(false);
+    if !reusable {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).map_err(|e| Error::io("creating the bench store", e))?;
         let engine = Engine::open(paths.clone(), OpenOptions::model(ModelMode::Load))?;

@@ -53,8 +53,17 @@ pub enum ColorChoice {
 pub enum Command {
     /// Save a memory (the text argument, or standard input when it is absent or "-").
     Remember(RememberArgs),
-    /// Import memories from JSON Lines (one object a line; see the README).
+    /// Import memories: JSON Lines (one object a line, as `export` writes; see the README),
+    /// or a folder of Markdown and text notes.
     Import(ImportArgs),
+    /// Write every memory as JSON Lines on standard output, in the format `import` reads.
+    Export(ExportArgs),
+    /// Copy the store to a file while slm keeps working (SQLite's online backup), with a
+    /// manifest beside it.
+    Backup(BackupArgs),
+    /// Put a backup in place of the store (the current store is kept aside), then rebuild
+    /// the indexes.
+    Restore(RestoreArgs),
     /// Ask which memories are the best evidence for a question.
     Recall(RecallArgs),
     /// Show one memory with its depth-2 context (same session, same entities, correction).
@@ -133,8 +142,15 @@ pub struct RememberArgs {
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// JSON Lines file ("-" for standard input).
+    /// A JSON Lines file ("-" for standard input), or a notes file or folder.
     pub file: PathBuf,
+    /// jsonl or markdown; auto: a folder or a .md, .markdown or .txt file is markdown,
+    /// anything else JSON Lines.
+    #[arg(long, value_enum, default_value_t = ImportFormat::Auto)]
+    pub format: ImportFormat,
+    /// Markdown: print what would be created, changed and superseded; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
     /// Import the good lines and report the bad ones (default: any bad line imports nothing).
     #[arg(long)]
     pub skip_bad: bool,
@@ -144,6 +160,39 @@ pub struct ImportArgs {
     /// Lines per transaction.
     #[arg(long, default_value_t = 256)]
     pub batch: usize,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum ImportFormat {
+    Auto,
+    Jsonl,
+    Markdown,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Every profile (default: only the one --profile names).
+    #[arg(long)]
+    pub all_profiles: bool,
+    /// Include bookkeeping rows (hook noise), which are left out by default.
+    #[arg(long)]
+    pub include_bookkeeping: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct BackupArgs {
+    /// Where to write the copy (a manifest is written beside it as PATH.manifest.json).
+    /// An existing file is not replaced.
+    pub path: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct RestoreArgs {
+    /// A file `slm backup` wrote (its PATH.manifest.json must be beside it).
+    pub path: PathBuf,
+    /// Check the backup and say what would happen; change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, Args, Clone, Default)]
@@ -348,6 +397,17 @@ pub enum EvalCommand {
     Questions(EvalQuestionsArgs),
     /// The model's cosine scale: question/answer pairs against mismatched pairings.
     Pairs(EvalPairsArgs),
+    /// Plain workplace notes and questions in other words (fixtures/notes-dev.json format):
+    /// supported with the right note first, and unanswerable questions not supported.
+    Notes(EvalNotesArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct EvalNotesArgs {
+    /// A notes set: {"notes": [{"id", "text", "date"}], "questions": [{"q", "answers", "kind"}]}
+    /// (default: fixtures/notes-dev.json).
+    #[arg(default_value = "fixtures/notes-dev.json")]
+    pub file: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -416,6 +476,16 @@ pub enum BenchCommand {
     /// End to end through the CLI against the warm worker (process start included), at each
     /// concurrency, and the cold path with the worker down.
     Worker(BenchRecallArgs),
+    /// Export, import and backup speed on the bench store (memories/s, MB/s).
+    Export(BenchExportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchExportArgs {
+    #[arg(long, default_value_t = 27000)]
+    pub memories: usize,
+    #[arg(long, default_value = "../shared/data/locomo-dev.json")]
+    pub data: PathBuf,
 }
 
 #[derive(Debug, Args)]

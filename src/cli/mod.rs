@@ -4,7 +4,10 @@
 
 mod agent_cmd;
 pub mod args;
+mod backup_cmd;
+mod export_cmd;
 pub(crate) mod forward;
+pub(crate) mod import_cmd;
 pub(crate) mod read;
 pub(crate) mod recall_cmd;
 mod worker_cmd;
@@ -60,6 +63,9 @@ fn command_name(c: &Command) -> &'static str {
     match c {
         Command::Remember(_) => "remember",
         Command::Import(_) => "import",
+        Command::Export(_) => "export",
+        Command::Backup(_) => "backup",
+        Command::Restore(_) => "restore",
         Command::Recall(_) => "recall",
         Command::Expand(_) => "expand",
         Command::List(_) => "list",
@@ -91,7 +97,10 @@ fn dispatch(cli: Cli, style: Style) -> Result<i32> {
         }
         Command::Man => emit_raw(&man_page()),
         Command::Remember(a) => write::remember(a, &g, style),
-        Command::Import(a) => write::import(a, &g, style),
+        Command::Import(a) => import_cmd::import(a, &g, style),
+        Command::Export(a) => export_cmd::export(a, &g, style),
+        Command::Backup(a) => backup_cmd::backup(a, &g, style),
+        Command::Restore(a) => backup_cmd::restore(a, &g, style),
         Command::Update(a) => write::update(a, &g, style),
         Command::Delete(a) => write::delete(a, &g, style),
         Command::Forget(a) => write::forget(a, &g, style),

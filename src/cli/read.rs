@@ -206,6 +206,9 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
             mark(integrity == "ok"),
             engine.paths.store().display()
         ));
+        if integrity != "ok" {
+            s.push_str("           damaged: `slm export` saves what can still be read; `slm restore BACKUP` puts back a copy made by `slm backup BACKUP` (the damaged store is kept aside)\n");
+        }
         let free_text = free
             .map(|f| format!("{:.1} MB free", f as f64 / 1e6))
             .unwrap_or_else(|| "free space unknown".into());

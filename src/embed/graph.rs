@@ -30,7 +30,10 @@ pub const DEFAULT_MAX_LENGTH: usize = 512;
 pub struct GraphEmbedder {
     session: Mutex<Session>,
     tokenizer: tokenizers::Tokenizer,
-    counting: Option<tokenizers::Tokenizer>,
+    /// Tokens read per text; longer ones are cut (see `token_ids`).
+    max_length: usize,
+    /// The post-processor's closing token (`<eos>`), kept at the end of a cut text.
+    end_id: Option<u32>,
     output: String,
     pad_id: i64,
     id: String,
@@ -40,6 +43,7 @@ pub struct GraphEmbedder {
     query_prefix: String,
     document_prefix: String,
     fusion: Option<super::manifest::FusionScale>,
+    supported_at: Option<f64>,
 }
 
 impl GraphEmbedder {
@@ -64,16 +68,19 @@ impl GraphEmbedder {
         }
         let env = super::onnx::environment(runtime).map_err(|e| status("missing", e, Some(FIX)))?;
         let broken = |what: &str, e: String| status("broken", format!("{what}: {e}"), None);
-        let mut tokenizer = tokenizers::Tokenizer::from_bytes(&tok_json)
-            .map_err(|e| broken("its tokenizer.json could not be read", e.to_string()))?;
-        let max_length = manifest.max_length.unwrap_or(DEFAULT_MAX_LENGTH);
+        let mut tokenizer = super::tokenizer::from_bytes(&tok_json)
+            .map_err(|e| broken("its tokenizer.json could not be read", e))?;
+        let max_length = manifest.max_length.unwrap_or(DEFAULT_MAX_LENGTH).max(2);
         tokenizer.with_padding(None);
+        // One tokenizer, untruncated (it also counts tokens for budgets); embeddings cut long
+        // texts themselves. A second, truncating copy would cost as much memory again.
         tokenizer
-            .with_truncation(Some(tokenizers::TruncationParams {
-                max_length,
-                ..Default::default()
-            }))
-            .map_err(|e| broken("its tokenizer could not truncate", e.to_string()))?;
+            .with_truncation(None)
+            .map_err(|e| broken("its tokenizer could not be set up", e.to_string()))?;
+        let end_id = tokenizer
+            .encode("", true)
+            .ok()
+            .and_then(|e| e.get_ids().last().copied());
         let pad_id = tokenizer.token_to_id("<pad>").unwrap_or(0) as i64;
         let mut builder = Session::builder(&env)
             .map_err(|e| broken("ONNX Runtime could not start a session", e.to_string()))?;
@@ -92,14 +99,11 @@ impl GraphEmbedder {
             .output_key
             .clone()
             .unwrap_or_else(|| "sentence_embedding".into());
-        // The same vocabulary without truncation, for counting (parsing a 33 MB
-        // tokenizer.json again would cost another second or two).
-        let mut counting = tokenizer.clone();
-        let counting = counting.with_truncation(None).is_ok().then_some(counting);
         let mut e = GraphEmbedder {
             session: Mutex::new(session),
             tokenizer,
-            counting,
+            max_length,
+            end_id,
             output,
             pad_id,
             id: manifest.id.clone().unwrap_or_else(|| {
@@ -114,6 +118,7 @@ impl GraphEmbedder {
             query_prefix: manifest.query_prefix.clone().unwrap_or_default(),
             document_prefix: manifest.document_prefix.clone().unwrap_or_default(),
             fusion: manifest.fusion,
+            supported_at: manifest.supported_at,
         };
         let probe = e.run(&["slm probe"]).map_err(|err| {
             broken(
@@ -140,10 +145,18 @@ impl GraphEmbedder {
         texts
             .iter()
             .map(|t| {
-                self.tokenizer
+                let mut ids = self
+                    .tokenizer
                     .encode(*t, true)
                     .map(|e| e.get_ids().to_vec())
-                    .map_err(|e| Error::Model(format!("tokenizing: {e}")))
+                    .map_err(|e| Error::Model(format!("tokenizing: {e}")))?;
+                // As truncation inside the tokenizer would: the first max_length - 1 tokens
+                // (with <bos>), then the closing <eos>.
+                if ids.len() > self.max_length {
+                    ids.truncate(self.max_length - 1);
+                    ids.extend(self.end_id);
+                }
+                Ok(ids)
             })
             .collect()
     }
@@ -226,6 +239,9 @@ impl Embedder for GraphEmbedder {
     fn fusion_scale(&self) -> Option<super::manifest::FusionScale> {
         self.fusion
     }
+    fn supported_at(&self) -> Option<f64> {
+        self.supported_at
+    }
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         if texts.is_empty() {
             return Ok(Vec::new());
@@ -241,9 +257,6 @@ impl Embedder for GraphEmbedder {
         self.run(&p.iter().map(String::as_str).collect::<Vec<_>>())
     }
     fn count_tokens(&self, text: &str) -> usize {
-        match &self.counting {
-            Some(t) => super::onnx::count_with(t, text),
-            None => super::fallback_token_count(text),
-        }
+        super::onnx::count_with(&self.tokenizer, text)
     }
 }

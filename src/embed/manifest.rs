@@ -11,7 +11,7 @@
 //! builds it); `query_prefix` / `document_prefix` are put before every query and every
 //! stored text, as the model card says. `fusion` scales recall's channel weights for this
 //! model (see [`FusionScale`]): how far its cosine is trusted against exact words depends on
-//! how good the model is.
+//! how good the model is. `supported_at` is the support check's threshold for this model.
 
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -33,6 +33,10 @@ pub struct Manifest {
     pub source: Option<String>,
     /// Channel weight multipliers measured for this model (missing: MiniLM's).
     pub fusion: Option<FusionScale>,
+    /// The support score a memory needs to support a question with this model (missing:
+    /// `recall::tiers::SUPPORTED_AT`, measured with MiniLM), from the trade-off table of
+    /// `slm eval locomo` run with this model.
+    pub supported_at: Option<f64>,
 }
 
 /// Multipliers on the reference system's channel weights (`recall::classify`), one per

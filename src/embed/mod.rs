@@ -10,6 +10,7 @@
 pub mod graph;
 pub mod manifest;
 pub mod onnx;
+pub mod tokenizer;
 
 pub use manifest::Manifest;
 
@@ -42,6 +43,11 @@ pub trait Embedder: Send + Sync {
     }
     /// Recall's channel weight multipliers for this model (`slm-model.json` `fusion`).
     fn fusion_scale(&self) -> Option<manifest::FusionScale> {
+        None
+    }
+    /// The support check's threshold for this model (`slm-model.json` `supported_at`): the
+    /// score mixes cosine lifts, whose scale is the model's own.
+    fn supported_at(&self) -> Option<f64> {
         None
     }
     /// Count tokens the way this model's tokenizer does (for token budgets).

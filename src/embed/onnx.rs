@@ -86,6 +86,7 @@ pub struct OnnxEmbedder {
     floor: Option<f32>,
     license: Option<String>,
     fusion: Option<super::manifest::FusionScale>,
+    supported_at: Option<f64>,
 }
 
 /// Whether ONNX Runtime's intra-op threads spin while waiting for work. Off: on a 2-core
@@ -204,6 +205,7 @@ impl OnnxEmbedder {
             floor: manifest.similarity_floor,
             license: manifest.license.clone(),
             fusion: manifest.fusion,
+            supported_at: manifest.supported_at,
         })
     }
 }
@@ -223,6 +225,9 @@ impl Embedder for OnnxEmbedder {
     }
     fn fusion_scale(&self) -> Option<super::manifest::FusionScale> {
         self.fusion
+    }
+    fn supported_at(&self) -> Option<f64> {
+        self.supported_at
     }
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         if texts.is_empty() {

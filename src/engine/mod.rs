@@ -23,8 +23,10 @@ use std::sync::{Arc, Mutex, RwLock};
 
 mod after_commit;
 mod open_index;
+mod transfer;
 use after_commit::injected_after_commit_failure;
 use open_index::open_bm25;
+pub use transfer::{KeyLink, LinkReport};
 
 /// Memories embedded inline when a process that loads the model finds a backlog; above
 /// this, the rest is left for `slm reindex`/the worker and the vector channel reports
@@ -83,7 +85,7 @@ impl OpenOptions {
 }
 
 /// What a write acknowledged.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Remembered {
     pub id: i64,
     /// The idempotency key was already stored; nothing new was written.
@@ -326,6 +328,14 @@ impl Engine {
             .read()
             .map_err(|_| Error::Other("meta lock poisoned".into()))?;
         Ok(f(&g))
+    }
+
+    /// The support check's threshold: the loaded model's own, else `tiers::SUPPORTED_AT`.
+    pub fn support_threshold(&self) -> f64 {
+        self.embedder
+            .as_ref()
+            .and_then(|e| e.supported_at())
+            .unwrap_or(crate::recall::tiers::SUPPORTED_AT)
     }
 
     /// The query's embedding (cached), or None when no model is loaded.

@@ -6,10 +6,12 @@
 //! turn-level evidence recall (R@k, hit@k, MRR) per category, the tiers, latency per
 //! stage and the data's quirks. `--baseline bm25|dense` runs simple methods on the same
 //! data in the same process, so every report carries a ratio against them.
+//! `eval notes` asks plain workplace notes in other words (see `notes`).
 //! `eval questions` runs a question list against a LoCoMo store and counts how many met
 //! the expectation (`none` or `not-supported`).
 
 pub mod locomo;
+pub mod notes;
 pub mod pairs;
 pub mod report;
 pub mod variants;
@@ -37,6 +39,7 @@ pub fn run(c: EvalCommand, g: &GlobalArgs, style: Style) -> Result<i32> {
         EvalCommand::Locomo(a) => run_locomo(a, g, style),
         EvalCommand::Questions(a) => run_questions(a, g, style),
         EvalCommand::Pairs(a) => pairs::run(a, style),
+        EvalCommand::Notes(a) => notes::run(a, style),
     }
 }
 
@@ -204,8 +207,10 @@ fn run_locomo(a: EvalLocomoArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
     let grid_from = variants.len();
     variants.extend(grid);
     let mut per_variant: Vec<Vec<QuestionOutcome>> = vec![Vec::new(); variants.len()];
+    let mut threshold_used = crate::recall::tiers::SUPPORTED_AT;
     for conv in &convs {
         let store = build_store(&[conv], false)?;
+        threshold_used = store.engine.support_threshold();
         let now_ms = clock_after(&[conv]);
         let pb = crate::progress::bar(
             (conv.questions.len() * variants.len()) as u64,
@@ -304,7 +309,7 @@ fn run_locomo(a: EvalLocomoArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
         pb.finish_and_clear();
     }
     let outcomes = std::mem::take(&mut per_variant[0]);
-    let rep = report::Report::build(
+    let mut rep = report::Report::build(
         &a.k,
         &outcomes,
         &baselines,
@@ -312,6 +317,7 @@ fn run_locomo(a: EvalLocomoArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
         total_q,
         audit.is_some(),
     );
+    rep.supported_at = threshold_used;
     let mut md = rep.markdown();
     let mut extra = serde_json::Map::new();
     if a.ablate {

@@ -66,6 +66,8 @@ pub struct Report {
     pub latency_ms: BTreeMap<String, (f64, f64)>,
     pub baselines: BTreeMap<String, CategoryStats>,
     pub threshold_tradeoff: Vec<TradeoffRow>,
+    /// The support threshold the run used (the model's own, else SUPPORTED_AT).
+    pub supported_at: f64,
     pub quirks: super::locomo::Quirks,
 }
 
@@ -235,6 +237,7 @@ impl Report {
             latency_ms: latency,
             baselines: bl,
             threshold_tradeoff: trade,
+            supported_at: SUPPORTED_AT,
             quirks,
         }
     }
@@ -308,7 +311,7 @@ impl Report {
                 }
             }
         }
-        s.push_str(&format!("\nsupport threshold trade-off (current SUPPORTED_AT = {SUPPORTED_AT}):\n\n| threshold | answerable, evidence in top 3 → supported | adversarial → not supported |\n|---|---|---|\n"));
+        s.push_str(&format!("\nsupport threshold trade-off (current threshold = {}):\n\n| threshold | answerable, evidence in top 3 → supported | adversarial → not supported |\n|---|---|---|\n", self.supported_at));
         for t in &self.threshold_tradeoff {
             s.push_str(&format!(
                 "| {:.2} | {:.3} | {:.3} |\n",

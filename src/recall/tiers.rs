@@ -54,6 +54,7 @@ pub const LIFT_FULL: f64 = 0.35;
 /// 0.45 → 0.899 / 0.572 (the report's trade-off table). The answerable share is flat from
 /// 0.38 to 0.42 (what it misses fails the word-match test, not the score), so 0.40 sits in
 /// the middle of that plateau, the round value that meets both targets (≥ 0.90, ≥ 0.50).
+/// Measured with all-MiniLM-L6-v2; a model's manifest may set its own (`supported_at`).
 pub const SUPPORTED_AT: f64 = 0.40;
 /// A question (with a question word) is carried by a memory whose answering statements hold
 /// more than this share of its content words, even without every rare word: a paraphrase in
@@ -705,7 +706,7 @@ fn score_one(
                 .iter()
                 .any(|n| n.iter().all(|w| all_stems.contains(&text::stem(w))))
     };
-    let supported = word_match && names_ok && score >= SUPPORTED_AT;
+    let supported = word_match && names_ok && score >= ctx.engine.support_threshold();
     SupportSignals {
         id: c.id,
         cosine,

@@ -49,6 +49,9 @@ pub struct ListFilter {
     pub until: Option<i64>,
     pub include_bookkeeping: bool,
     pub ids: Option<Vec<i64>>,
+    /// Only ids above this (paging in id order: an export reads the store this way).
+    #[serde(default)]
+    pub after_id: Option<i64>,
     pub limit: Option<usize>,
     /// Newest first when true.
     pub newest_first: bool,
@@ -93,7 +96,7 @@ pub struct MetaRow {
 
 const MEMORY_COLUMNS: &str = "id, text, kind, source, profile, scope, session_id, speaker, created_at, event_at, \
      valid_from, valid_until, known_at, updated_at, pinned, bookkeeping, superseded_by, confidence, trust, \
-     (SELECT k.key FROM idempotency_keys k WHERE k.memory_id = m.id), baseline_sim, embedding_model";
+     (SELECT k.key FROM idempotency_keys k WHERE k.memory_id = m.id), baseline_sim, embedding_model, origin";
 
 fn row_to_memory(r: &rusqlite::Row<'_>) -> rusqlite::Result<Memory> {
     let kind: String = r.get(2)?;
@@ -123,6 +126,7 @@ fn row_to_memory(r: &rusqlite::Row<'_>) -> rusqlite::Result<Memory> {
         idempotency_key: r.get(19)?,
         baseline_sim: r.get(20)?,
         embedding_model: r.get(21)?,
+        origin: r.get(22)?,
     })
 }
 
@@ -402,6 +406,10 @@ impl Store {
         if !f.include_bookkeeping {
             sql.push_str(" AND bookkeeping IS NULL");
         }
+        if let Some(a) = f.after_id {
+            sql.push_str(" AND id > ?");
+            args.push(a.into());
+        }
         if let Some(ids) = &f.ids {
             let list = ids
                 .iter()
@@ -659,6 +667,50 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// How many memories a filter matches (profile and bookkeeping only: what an export counts).
+    pub fn count_matching(&self, profile: Option<&str>, include_bookkeeping: bool) -> Result<i64> {
+        let mut sql =
+            String::from("SELECT COUNT(*) FROM memories WHERE (?1 IS NULL OR profile = ?1)");
+        if !include_bookkeeping {
+            sql.push_str(" AND bookkeeping IS NULL");
+        }
+        Ok(self.conn.query_row(&sql, [profile], |r| r.get(0))?)
+    }
+
+    /// The idempotency key a memory was stored under, if any.
+    pub fn key_of(&self, memory_id: i64) -> Result<Option<String>> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT key FROM idempotency_keys WHERE memory_id = ?1 LIMIT 1")?
+            .query_row([memory_id], |r| r.get(0))
+            .optional()?)
+    }
+
+    /// The memories `new` corrects (those whose `superseded_by` is `new`), oldest first.
+    /// Read through the `supersedes` links, which are indexed by their source.
+    pub fn superseded_by_this(&self, new: i64) -> Result<Vec<i64>> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT l.dst FROM links l JOIN memories o ON o.id = l.dst \
+             WHERE l.src = ?1 AND l.kind = 'supersedes' AND o.superseded_by = l.src ORDER BY l.dst",
+        )?;
+        let rows = st.query_map([new], |r| r.get(0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Every (key, memory id) of a profile whose key starts with `prefix`.
+    pub fn keys_with_prefix(&self, profile: &str, prefix: &str) -> Result<Vec<(String, i64)>> {
+        // A range on the primary key (profile, key) instead of LIKE, which would scan.
+        let mut upper = prefix.to_string();
+        upper.push(char::MAX);
+        let mut st = self.conn.prepare_cached(
+            "SELECT key, memory_id FROM idempotency_keys WHERE profile = ?1 AND key >= ?2 AND key < ?3 ORDER BY key",
+        )?;
+        let rows = st.query_map(params![profile, prefix, upper], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     pub fn integrity_check(&self) -> Result<String> {
         Ok(self
             .conn
@@ -699,7 +751,7 @@ fn map_open_error(e: rusqlite::Error, dir: &Path) -> Error {
         Error::ReadOnly(dir.to_path_buf())
     } else if s.contains("not a database") || s.contains("malformed") {
         Error::Other(format!(
-            "{}: the store file is damaged ({s}); restore it from a backup",
+            "{}: the store file is damaged ({s}); nothing was changed. `slm restore BACKUP` puts back a copy made by `slm backup BACKUP` and keeps the damaged store aside",
             dir.display()
         ))
     } else {
@@ -746,8 +798,8 @@ impl Writer<'_> {
         self.tx
             .prepare_cached(
                 "INSERT INTO memories (text, kind, source, profile, scope, session_id, speaker, created_at, event_at, \
-                 valid_from, valid_until, known_at, updated_at, pinned, bookkeeping) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?8, ?13, ?14)",
+                 valid_from, valid_until, known_at, updated_at, pinned, bookkeeping, origin) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?8, ?13, ?14, ?15)",
             )?
             .execute(params![
                 m.text,
@@ -757,13 +809,14 @@ impl Writer<'_> {
                 m.scope.unwrap_or(Scope::Personal).as_str(),
                 m.session_id,
                 m.speaker,
-                now,
+                m.created_at.unwrap_or(now),
                 m.event_at.unwrap_or(now),
                 m.valid_from,
                 m.valid_until,
                 m.known_at.unwrap_or(now),
                 m.pinned as i64,
                 bookkeeping,
+                m.origin,
             ])?;
         let id = self.tx.last_insert_rowid();
         if let Some(key) = &m.idempotency_key {
@@ -789,6 +842,40 @@ impl Writer<'_> {
         }
         self.changed(id, false)?;
         Ok(Inserted { id, existed: false })
+    }
+
+    /// The memory stored under an idempotency key of a profile.
+    pub fn id_for_key(&self, profile: &str, key: &str) -> Result<Option<i64>> {
+        Ok(self
+            .tx
+            .prepare_cached(
+                "SELECT memory_id FROM idempotency_keys WHERE profile = ?1 AND key = ?2",
+            )?
+            .query_row(params![profile, key], |r| r.get(0))
+            .optional()?)
+    }
+
+    /// Mark `old` corrected by `new` unless it already is (an import run twice changes
+    /// nothing). Returns whether anything changed.
+    pub fn supersede_once(&self, old: i64, new: i64, now: i64) -> Result<bool> {
+        let current: Option<Option<i64>> = self
+            .tx
+            .prepare_cached("SELECT superseded_by FROM memories WHERE id = ?1")?
+            .query_row([old], |r| r.get(0))
+            .optional()?;
+        if current == Some(Some(new)) {
+            return Ok(false);
+        }
+        self.supersede(old, new, now)?;
+        Ok(true)
+    }
+
+    /// Set where a memory came from (a re-imported file whose paragraphs moved).
+    pub fn set_origin(&self, id: i64, origin: Option<&str>) -> Result<()> {
+        self.tx
+            .prepare_cached("UPDATE memories SET origin = ?2 WHERE id = ?1")?
+            .execute(params![id, origin])?;
+        Ok(())
     }
 
     /// `new` corrects `old`. Both must be of one profile: a write may only refer to memories

@@ -97,6 +97,12 @@ pub const MIGRATIONS: &[&str] = &[
     UPDATE memories SET idempotency_key = NULL WHERE idempotency_key IS NOT NULL;
     INSERT OR IGNORE INTO meta(key, value) VALUES ('store_id', lower(hex(randomblob(16))));
     "#,
+    // 3: where a memory came from, when it came from a file (`path:line` for an imported
+    // notes file), so a re-import can tell a changed paragraph from a new one and a person
+    // can find the original.
+    r#"
+    ALTER TABLE memories ADD COLUMN origin TEXT;
+    "#,
 ];
 
 /// The schema version this slm writes.
