@@ -703,7 +703,8 @@ for p in range(procs):
         time.sleep(0.5)
     for i in alive:
         longest = max(longest, time.time() - opened[i])
-    print(len(alive), round(longest, 1), flush=True)
+    # One write(2) per line, so the lines of ten processes never interleave.
+    os.write(1, ("%d %.1f\n" % (len(alive), longest)).encode())
     os._exit(0)
 print("started", flush=True)
 for k in kids:
@@ -755,11 +756,19 @@ fn slow_connections_do_not_starve_status_or_questions() {
             assert!(!ids(&r).is_empty(), "{r}");
         }
         let mut still_open = 0;
+        let mut reports = 0;
         for l in lines {
             let l = l.unwrap();
-            let mut f = l.split_whitespace();
-            still_open += f.next().unwrap().parse::<u32>().unwrap();
-            let longest: f64 = f.next().unwrap().parse().unwrap();
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let parsed = match f.as_slice() {
+                [n, s] => n.parse::<u32>().ok().zip(s.parse::<f64>().ok()),
+                _ => None,
+            };
+            let Some((open, longest)) = parsed else {
+                panic!("{procs}x{per}: a slow client printed {l:?}, not 'OPEN LONGEST'");
+            };
+            reports += 1;
+            still_open += open;
             // The whole frame had 5 s, however often a byte came.
             assert!(
                 longest < 7.0,
@@ -767,6 +776,7 @@ fn slow_connections_do_not_starve_status_or_questions() {
             );
         }
         let _ = slow.wait();
+        assert_eq!(reports, procs, "{procs}x{per}: every client process reports once");
         assert_eq!(
             still_open, 0,
             "{procs}x{per}: slow connections outlived the deadline"
