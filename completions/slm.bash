@@ -16,6 +16,9 @@ _slm() {
             ",$1")
                 cmd="slm"
                 ;;
+            slm,answer-check)
+                cmd="slm__subcmd__answer__subcmd__check"
+                ;;
             slm,backup)
                 cmd="slm__subcmd__backup"
                 ;;
@@ -88,6 +91,42 @@ _slm() {
             slm,worker)
                 cmd="slm__subcmd__worker"
                 ;;
+            slm__subcmd__answer__subcmd__check,auto)
+                cmd="slm__subcmd__answer__subcmd__check__subcmd__auto"
+                ;;
+            slm__subcmd__answer__subcmd__check,help)
+                cmd="slm__subcmd__answer__subcmd__check__subcmd__help"
+                ;;
+            slm__subcmd__answer__subcmd__check,hosted)
+                cmd="slm__subcmd__answer__subcmd__check__subcmd__hosted"
+                ;;
+            slm__subcmd__answer__subcmd__check,local)
+                cmd="slm__subcmd__answer__subcmd__check__subcmd__local"
+                ;;
+            slm__subcmd__answer__subcmd__check,off)
+                cmd="slm__subcmd__answer__subcmd__check__subcmd__off"
+                ;;
+            slm__subcmd__answer__subcmd__check,status)
+                cmd="slm__subcmd__answer__subcmd__check__subcmd__status"
+                ;;
+            slm__subcmd__answer__subcmd__check__subcmd__help,auto)
+                cmd="slm__subcmd__answer__subcmd__check__subcmd__help__subcmd__auto"
+                ;;
+            slm__subcmd__answer__subcmd__check__subcmd__help,help)
+                cmd="slm__subcmd__answer__subcmd__check__subcmd__help__subcmd__help"
+                ;;
+            slm__subcmd__answer__subcmd__check__subcmd__help,hosted)
+                cmd="slm__subcmd__answer__subcmd__check__subcmd__help__subcmd__hosted"
+                ;;
+            slm__subcmd__answer__subcmd__check__subcmd__help,local)
+                cmd="slm__subcmd__answer__subcmd__check__subcmd__help__subcmd__local"
+                ;;
+            slm__subcmd__answer__subcmd__check__subcmd__help,off)
+                cmd="slm__subcmd__answer__subcmd__check__subcmd__help__subcmd__off"
+                ;;
+            slm__subcmd__answer__subcmd__check__subcmd__help,status)
+                cmd="slm__subcmd__answer__subcmd__check__subcmd__help__subcmd__status"
+                ;;
             slm__subcmd__bench,export)
                 cmd="slm__subcmd__bench__subcmd__export"
                 ;;
@@ -153,6 +192,9 @@ _slm() {
                 ;;
             slm__subcmd__eval__subcmd__help,questions)
                 cmd="slm__subcmd__eval__subcmd__help__subcmd__questions"
+                ;;
+            slm__subcmd__help,answer-check)
+                cmd="slm__subcmd__help__subcmd__answer__subcmd__check"
                 ;;
             slm__subcmd__help,backup)
                 cmd="slm__subcmd__help__subcmd__backup"
@@ -225,6 +267,21 @@ _slm() {
                 ;;
             slm__subcmd__help,worker)
                 cmd="slm__subcmd__help__subcmd__worker"
+                ;;
+            slm__subcmd__help__subcmd__answer__subcmd__check,auto)
+                cmd="slm__subcmd__help__subcmd__answer__subcmd__check__subcmd__auto"
+                ;;
+            slm__subcmd__help__subcmd__answer__subcmd__check,hosted)
+                cmd="slm__subcmd__help__subcmd__answer__subcmd__check__subcmd__hosted"
+                ;;
+            slm__subcmd__help__subcmd__answer__subcmd__check,local)
+                cmd="slm__subcmd__help__subcmd__answer__subcmd__check__subcmd__local"
+                ;;
+            slm__subcmd__help__subcmd__answer__subcmd__check,off)
+                cmd="slm__subcmd__help__subcmd__answer__subcmd__check__subcmd__off"
+                ;;
+            slm__subcmd__help__subcmd__answer__subcmd__check,status)
+                cmd="slm__subcmd__help__subcmd__answer__subcmd__check__subcmd__status"
                 ;;
             slm__subcmd__help__subcmd__bench,export)
                 cmd="slm__subcmd__help__subcmd__bench__subcmd__export"
@@ -326,8 +383,250 @@ _slm() {
 
     case "${cmd}" in
         slm)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version remember import export backup restore recall expand list show update delete forget session-context hook mcp serve worker reindex doctor eval bench completions man help"
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version remember import export backup restore recall expand list show update delete forget session-context hook mcp serve worker answer-check reindex doctor eval bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__answer__subcmd__check)
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version hosted off auto local status help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__answer__subcmd__check__subcmd__auto)
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__answer__subcmd__check__subcmd__help)
+            opts="hosted off auto local status help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__answer__subcmd__check__subcmd__help__subcmd__auto)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__answer__subcmd__check__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__answer__subcmd__check__subcmd__help__subcmd__hosted)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__answer__subcmd__check__subcmd__help__subcmd__local)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__answer__subcmd__check__subcmd__help__subcmd__off)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__answer__subcmd__check__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__answer__subcmd__check__subcmd__hosted)
+            opts="-h -V --endpoint --model --key-env --yes --json --color --profile --no-worker --no-wait --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key-env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__answer__subcmd__check__subcmd__local)
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__answer__subcmd__check__subcmd__off)
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__answer__subcmd__check__subcmd__status)
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1046,8 +1345,92 @@ _slm() {
             return 0
             ;;
         slm__subcmd__help)
-            opts="remember import export backup restore recall expand list show update delete forget session-context hook mcp serve worker reindex doctor eval bench completions man help"
+            opts="remember import export backup restore recall expand list show update delete forget session-context hook mcp serve worker answer-check reindex doctor eval bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__help__subcmd__answer__subcmd__check)
+            opts="hosted off auto local status"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__help__subcmd__answer__subcmd__check__subcmd__auto)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__help__subcmd__answer__subcmd__check__subcmd__hosted)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__help__subcmd__answer__subcmd__check__subcmd__local)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__help__subcmd__answer__subcmd__check__subcmd__off)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__help__subcmd__answer__subcmd__check__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -14,6 +14,7 @@ pub struct Settings {
     pub model: ModelSettings,
     pub reranker: RerankerSettings,
     pub worker: WorkerSettings,
+    pub answer_check: AnswerCheckSettings,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
@@ -69,6 +70,53 @@ pub struct RerankerSettings {
     pub dir: Option<PathBuf>,
 }
 
+/// How long one recall's answer check may take, in milliseconds. A placeholder, not a
+/// measurement: 1.5 s is the time a hosted chat completion of a few hundred tokens usually
+/// takes, and it is to be replaced by the judges' measured p90 (issue "The answer check").
+pub const DEFAULT_ANSWER_CHECK_BUDGET_MS: u64 = 1500;
+
+/// `answer_check` in settings.json: which judge looks at the top three results (see
+/// `recall::answer_check`). Nothing leaves the machine unless `mode` is `hosted` *and*
+/// `hosted.consent_at` records the consent given by `slm answer-check hosted`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AnswerCheckSettings {
+    /// `auto` (a local judge when one is installed, otherwise off; never hosted), `local`,
+    /// `hosted` or `off`. Kept as text so an unknown value is a clear usage error at the
+    /// point of use instead of a parse failure of the whole file.
+    pub mode: String,
+    /// The judge's time budget per recall; past it the status is `skipped`.
+    pub budget_ms: u64,
+    pub hosted: HostedJudgeSettings,
+}
+
+impl Default for AnswerCheckSettings {
+    fn default() -> Self {
+        AnswerCheckSettings {
+            mode: "auto".into(),
+            budget_ms: DEFAULT_ANSWER_CHECK_BUDGET_MS,
+            hosted: HostedJudgeSettings::default(),
+        }
+    }
+}
+
+/// The hosted judge the user chose, and the record of their consent. The key itself is
+/// never stored: only the name of the environment variable it is read from.
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq, Eq)]
+#[serde(default)]
+pub struct HostedJudgeSettings {
+    /// An OpenAI-compatible base URL, e.g. `https://api.example.com/v1`; the judge posts to
+    /// `{endpoint}/chat/completions`.
+    pub endpoint: Option<String>,
+    pub model: Option<String>,
+    /// The environment variable holding the API key (read at each recall, never stored).
+    pub key_env: Option<String>,
+    /// When the user consented (RFC 3339). Without it nothing is sent.
+    pub consent_at: Option<String>,
+    /// What the user was told would leave the machine when they consented.
+    pub consented_payload: Option<String>,
+}
+
 impl Settings {
     /// Read settings; a broken file is an input error naming the file, not a silent default.
     pub fn load(path: &std::path::Path) -> crate::Result<Self> {
@@ -78,5 +126,68 @@ impl Settings {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Settings::default()),
             Err(e) => Err(crate::Error::io(format!("reading {}", path.display()), e)),
         }
+    }
+
+    /// Replace the `answer_check` section of the settings file, atomically (a temporary
+    /// file, then a rename), so a crash never leaves half a file. Everything else in the
+    /// file is kept as written (fields this slm does not know included; defaults are not
+    /// written out).
+    pub fn save_answer_check(
+        path: &std::path::Path,
+        answer_check: &AnswerCheckSettings,
+    ) -> crate::Result<()> {
+        let mut doc = match std::fs::read(path) {
+            Ok(bytes) => serde_json::from_slice::<serde_json::Value>(&bytes)
+                .map_err(|e| crate::Error::Input(format!("{}: {e}", path.display())))?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => serde_json::json!({}),
+            Err(e) => return Err(crate::Error::io(format!("reading {}", path.display()), e)),
+        };
+        let section = serde_json::to_value(answer_check)
+            .map_err(|e| crate::Error::Other(format!("serialising settings: {e}")))?;
+        let Some(obj) = doc.as_object_mut() else {
+            return Err(crate::Error::Input(format!(
+                "{}: expected a JSON object",
+                path.display()
+            )));
+        };
+        obj.insert("answer_check".into(), section);
+        let mut text = serde_json::to_string_pretty(&doc)
+            .map_err(|e| crate::Error::Other(format!("serialising settings: {e}")))?;
+        text.push('\n');
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| crate::Error::io(format!("creating {}", dir.display()), e))?;
+        }
+        crate::paths::write_atomic(path, text.as_bytes())
+            .map_err(|e| crate::Error::io(format!("writing {}", path.display()), e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn saving_the_answer_check_keeps_everything_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(
+            &path,
+            r#"{"retrieval": {"include_shared": true}, "from_a_newer_slm": {"x": 1}}"#,
+        )
+        .unwrap();
+        let ac = AnswerCheckSettings {
+            mode: "off".into(),
+            ..Default::default()
+        };
+        Settings::save_answer_check(&path, &ac).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        assert_eq!(v["from_a_newer_slm"]["x"], 1);
+        assert_eq!(v["retrieval"], serde_json::json!({"include_shared": true}));
+        assert!(v.get("model").is_none(), "defaults are not written out");
+        assert_eq!(v["answer_check"]["mode"], "off");
+        let back = Settings::load(&path).unwrap();
+        assert!(back.retrieval.include_shared && back.retrieval.answer_support_gate);
+        assert_eq!(back.answer_check.budget_ms, DEFAULT_ANSWER_CHECK_BUDGET_MS);
     }
 }

@@ -90,6 +90,10 @@ pub enum Command {
     /// The warm worker that keeps the model loaded: start, stop, status, restart.
     #[command(subcommand)]
     Worker(WorkerCommand),
+    /// Which judge checks whether the top results answer a question: a local one when
+    /// installed (auto), a hosted one you consent to, or none.
+    #[command(subcommand)]
+    AnswerCheck(AnswerCheckCommand),
     /// Rebuild the keyword and vector indexes from the store.
     Reindex,
     /// Check the store, the indexes, the model and the runtime; say what to fix.
@@ -309,6 +313,41 @@ pub enum WorkerCommand {
     /// Run the worker in this process (what `start` spawns).
     #[command(hide = true)]
     Run,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AnswerCheckCommand {
+    /// Judge with a hosted OpenAI-compatible endpoint. Shows exactly what will leave this
+    /// machine and asks first; records your consent, with its time, in settings.json.
+    Hosted(AnswerCheckHostedArgs),
+    /// Turn the answer check off; revokes any consent given for a hosted judge.
+    Off,
+    /// Use a local judge when one is installed, otherwise none (the default; never
+    /// hosted). Revokes any consent given for a hosted judge.
+    Auto,
+    /// Use the local judge only (unavailable when none is installed). Revokes any consent
+    /// given for a hosted judge.
+    Local,
+    /// Show the mode, the judge a recall would use, and the consent on record.
+    Status,
+}
+
+#[derive(Debug, Args)]
+pub struct AnswerCheckHostedArgs {
+    /// The endpoint's base URL (OpenAI-compatible), e.g. https://api.example.com/v1; slm
+    /// posts to {URL}/chat/completions.
+    #[arg(long, value_name = "URL")]
+    pub endpoint: String,
+    /// The model name to ask for.
+    #[arg(long, value_name = "MODEL")]
+    pub model: String,
+    /// The NAME of the environment variable holding your API key (not the key itself):
+    /// it is read at each recall and never stored.
+    #[arg(long, value_name = "VAR")]
+    pub key_env: String,
+    /// Consent without asking (for scripts): what leaves the machine is still printed.
+    #[arg(long)]
+    pub yes: bool,
 }
 
 #[derive(Debug, Args)]

@@ -3,6 +3,7 @@
 //! Help, version, completions and the man page never open the store.
 
 mod agent_cmd;
+mod answer_check_cmd;
 pub mod args;
 mod backup_cmd;
 mod export_cmd;
@@ -78,6 +79,7 @@ fn command_name(c: &Command) -> &'static str {
         Command::Worker(_) => "worker",
         Command::Mcp => "mcp",
         Command::Serve(_) => "serve",
+        Command::AnswerCheck(_) => "answer-check",
         Command::Reindex => "reindex",
         Command::Doctor => "doctor",
         Command::Eval(_) => "eval",
@@ -124,6 +126,7 @@ fn dispatch(cli: Cli, style: Style) -> Result<i32> {
             crate::http::serve(front, &addr, a.allow_remote)?;
             Ok(0)
         }
+        Command::AnswerCheck(c) => answer_check_cmd::run(c, style),
         Command::Reindex => read::reindex(&g, style),
         Command::Doctor => read::doctor(&g, style),
         Command::Recall(a) => recall_cmd::recall(a, &g, style),

@@ -34,6 +34,8 @@ pub fn resolve(a: &RecallArgs, g: &GlobalArgs) -> Result<RecallRequest> {
     let clock = crate::Clock::from_env()?;
     let now = clock.now();
     let settings = crate::settings::Settings::load(&crate::paths::Paths::from_env().settings())?;
+    // An unknown answer-check mode is a usage error here, before any worker is asked.
+    crate::recall::answer_check::mode_and_budget(&settings.answer_check)?;
     let window = a
         .window
         .as_deref()
@@ -144,6 +146,15 @@ pub(crate) fn render(resp: &RecallResponse, style: Style, explain: bool) -> Stri
             render_result(r, style, &mut s);
         }
     }
+    if let Some(c) = &resp.answer_check {
+        let said = match (c.answers, c.memory_id, &c.answer) {
+            (true, Some(id), Some(a)) => format!("#{id} answers it: {}", style.text(a)),
+            (true, Some(id), None) => format!("#{id} answers it"),
+            (true, None, _) => "the top results answer it".to_string(),
+            (false, _, _) => "the top results do not answer it".to_string(),
+        };
+        s.push_str(&style.dim(&format!("answer check ({}): {said}\n", c.judge)));
+    }
     if !resp.layers.trimmed.is_empty() {
         s.push_str(&style.dim(&format!(
             "(trimmed to {} tokens: {})\n",
@@ -216,6 +227,22 @@ fn explain_text(resp: &RecallResponse, e: &crate::recall::Explain) -> String {
             sg.entity,
             if sg.supported { "supported" } else { "not" }
         ));
+    }
+    if let Some(c) = &e.answer_check {
+        s.push_str(&format!(
+            "answer check: {} in {:.1} ms; shown {:?}",
+            c.status, c.time_ms, c.input
+        ));
+        if let Some(v) = &c.verdict {
+            s.push_str(&format!(
+                "; {} says answers={} memory={:?} answer={:?} confidence={:.2}",
+                v.judge, v.answers, v.memory_id, v.answer, v.confidence
+            ));
+        }
+        if let Some(r) = &c.reason {
+            s.push_str(&format!(" ({r})"));
+        }
+        s.push('\n');
     }
     s.push_str(&format!(
         "final order: {:?}\nreranker: {:?}; timing ms: {}\n",

@@ -148,7 +148,8 @@ pub fn forget(a: ForgetArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
             },
             g,
         )?;
-        let resp = crate::recall::run(&engine, &req)?;
+        // Choosing what to delete needs no answer: nothing is shown to a judge.
+        let resp = crate::recall::run_unjudged(&engine, &req)?;
         let hit: std::collections::HashSet<i64> = resp
             .results
             .iter()

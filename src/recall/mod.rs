@@ -3,14 +3,16 @@
 //! The pipeline follows the spec's flowchart, one small stage per module:
 //! classify → channels (five producers in parallel) → fusion (weighted RRF, k = 15) →
 //! boosts (entity graph, cross-channel) → evidence floor → rerank (optional) → ranking mode
-//! → support tiers → layers (depth, max_tokens). The answer-check stage of the spec is not
-//! built yet: `answer_check_status` is always "off" and changes nothing.
+//! → answer check (a judge of the top three; adds fields, never hides or reorders) →
+//! support tiers → layers (depth, max_tokens).
 //!
 //! Every response ends in exactly one tier (supported, related, none) and carries the
 //! score contract: per result `relevance_score` (0..1, relative to this query's best),
 //! `ranking_score`, `memory_confidence`, `trust_score`, `rank_position`; per response
-//! `calibration_status: "uncalibrated"` and `answer_confidence: null`.
+//! `calibration_status: "uncalibrated"`, and `answer_confidence` null unless the answer
+//! check gave a verdict.
 
+pub mod answer_check;
 pub mod boosts;
 pub mod budget;
 pub mod channels;
@@ -120,7 +122,10 @@ pub struct RecallResponse {
     pub channel_status: BTreeMap<Channel, ChannelStatus>,
     pub reranker_status: rerank::RerankerStatus,
     pub ranking_mode: ranking_mode::RankingMode,
-    pub answer_check_status: &'static str,
+    pub answer_check_status: answer_check::AnswerCheckStatus,
+    /// The judge's verdict, only when `answer_check_status` is `judged`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer_check: Option<answer_check::AnswerCheckReport>,
     pub support_gate: bool,
     pub calibration_status: &'static str,
     pub answer_confidence: Option<f64>,
@@ -148,6 +153,8 @@ pub struct Explain {
     pub boosts: boosts::BoostReport,
     pub floor: Vec<floor::FloorVerdict>,
     pub support: Vec<tiers::SupportSignals>,
+    /// The answer check: the ids shown to the judge, its verdict, its time, why not.
+    pub answer_check: Option<answer_check::AnswerCheckExplain>,
     pub gibberish: Option<&'static str>,
     pub final_order: Vec<i64>,
 }
@@ -191,6 +198,17 @@ pub fn fusion_scale(engine: &Engine) -> crate::embed::manifest::FusionScale {
 
 /// Run one recall through every stage.
 pub fn run(engine: &Engine, req: &RecallRequest) -> Result<RecallResponse> {
+    run_stages(engine, req, true)
+}
+
+/// The same without the answer check (status `off`): for callers that only want the
+/// ranked memories, not an answer (`forget QUERY` picks what to delete), so nothing is
+/// shown to a judge.
+pub fn run_unjudged(engine: &Engine, req: &RecallRequest) -> Result<RecallResponse> {
+    run_stages(engine, req, false)
+}
+
+fn run_stages(engine: &Engine, req: &RecallRequest, judged: bool) -> Result<RecallResponse> {
     validate_query(&req.query)?;
     let mode = ranking_mode::resolve()?;
     let total = Instant::now();
@@ -272,7 +290,12 @@ pub fn run(engine: &Engine, req: &RecallRequest) -> Result<RecallResponse> {
     // 7. ranking mode: off, or a note that the requested mode is not built
     let ranked_ids: Vec<i64> = kept.iter().map(|c| c.id).collect();
 
-    // 8. support tiers
+    // 8. answer check: a judge of the top three; it adds fields and changes no result
+    let t = Instant::now();
+    let check = answer_check::stage(engine, req, &ranked_ids, total, judged)?;
+    timing.insert("answer_check".to_string(), ms(t));
+
+    // 9. support tiers
     let t = Instant::now();
     let vector_ran = matches!(out.status.get(&Channel::Semantic), Some(ChannelStatus::Ok));
     let reranker_missing = matches!(
@@ -297,11 +320,12 @@ pub fn run(engine: &Engine, req: &RecallRequest) -> Result<RecallResponse> {
             None
         },
         cosine_floor,
+        answer_check: Some(&check),
     };
     let decision = tiers::decide(&ctx, &kept, no_candidates)?;
     timing.insert("support".to_string(), ms(t));
 
-    // 9. layers and budget
+    // 10. layers and budget
     let t = Instant::now();
     let score_max = decision
         .results
@@ -366,6 +390,7 @@ pub fn run(engine: &Engine, req: &RecallRequest) -> Result<RecallResponse> {
         boosts: boost_report,
         floor: verdicts.into_iter().take(60).collect(),
         support: decision.signals.clone(),
+        answer_check: Some(check.explain()),
         gibberish: decision.gibberish,
         final_order: results.iter().map(|r| r.id).collect(),
     });
@@ -381,10 +406,11 @@ pub fn run(engine: &Engine, req: &RecallRequest) -> Result<RecallResponse> {
         channel_status: out.status.into_iter().collect(),
         reranker_status,
         ranking_mode: mode,
-        answer_check_status: "off",
+        answer_check_status: check.status,
+        answer_check: check.report(),
         support_gate: req.support_gate,
         calibration_status: "uncalibrated",
-        answer_confidence: None,
+        answer_confidence: check.confidence(),
         results,
         weak,
         layers: layers_report,

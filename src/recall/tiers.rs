@@ -181,6 +181,8 @@ pub struct Context<'a> {
     pub warming: bool,
     pub degraded_reason: Option<String>,
     pub cosine_floor: f32,
+    /// The answer check's outcome (stage 8), an input for the support score. Not used yet.
+    pub answer_check: Option<&'a super::answer_check::AnswerCheck>,
 }
 
 pub struct Decision {

@@ -485,7 +485,7 @@ fn handle(w: &Arc<Worker>, request: Request) -> Result<crate::service::Reply> {
             r
         }
         Op::Recall { req } if req.budget_s.is_none() => {
-            let key = question_key(&request);
+            let key = question_key(engine, &request);
             w.questions.ask(
                 key,
                 || engine.seen_generation(),
@@ -493,7 +493,7 @@ fn handle(w: &Arc<Worker>, request: Request) -> Result<crate::service::Reply> {
             )
         }
         Op::SessionContext { .. } => {
-            let key = question_key(&request);
+            let key = question_key(engine, &request);
             w.questions.ask(
                 key,
                 || engine.seen_generation(),
@@ -505,13 +505,19 @@ fn handle(w: &Arc<Worker>, request: Request) -> Result<crate::service::Reply> {
     }
 }
 
-/// The identity of a question: the resolved request without its clock.
-fn question_key(request: &Request) -> String {
+/// The identity of a question: the resolved request without its clock, and the answer
+/// check's settings as they are now (an answer judged before `slm answer-check off`, or
+/// refused before consent, is not reused after it).
+fn question_key(engine: &Engine, request: &Request) -> String {
     let mut r = request.clone();
     if let Op::Recall { req } = &mut r.op {
         req.now_ms = 0;
     }
-    serde_json::to_string(&r).unwrap_or_default()
+    format!(
+        "{}\u{1f}{}",
+        engine.answer_check_fingerprint(),
+        serde_json::to_string(&r).unwrap_or_default()
+    )
 }
 
 fn shutdown(w: &Arc<Worker>) {

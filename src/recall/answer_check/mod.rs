@@ -1,0 +1,588 @@
+//! Stage 8 of recall: the answer check (spec: "The answer check").
+//!
+//! After ranking mode and before the support tiers, a judge looks at the question and the
+//! top three results ([`EVIDENCE_COUNT`]) and says whether they answer it, which memory
+//! does, and the answer itself where it can point at it. The stage only *adds* fields: it
+//! never hides, reorders or rescores a result. Its [`AnswerCheck`] is handed on to the
+//! support check (`tiers::Context::answer_check`) as one input among others.
+//!
+//! Where the judge comes from ([`resolve`], from settings `answer_check`):
+//!
+//! | mode | judge |
+//! |---|---|
+//! | `auto` (default) | the local judge when one is installed, otherwise none (`off`). **Never hosted.** |
+//! | `local` | the local judge; none installed → `unavailable` ("no local judge is installed") |
+//! | `hosted` | the hosted judge ([`hosted`]) — only with consent recorded in settings; without it `unavailable` and nothing is sent |
+//! | `off` | none |
+//!
+//! Per recall `answer_check_status` is one of [`AnswerCheckStatus`]. A check that is
+//! skipped (past its time budget) or unavailable costs only the verdict: results, their
+//! order and their scores are those of a recall with the check off. `answer_confidence`
+//! is set only when a judge gave a verdict; `calibration_status` stays "uncalibrated".
+//!
+//! Not judged: session context (loading context, not a question: it runs no recall, and
+//! [`apply`]'s `skip` says so for any caller that does), and keyword-only answers (the cold
+//! path while the model loads, and a time budget's keyword fallback), which are racing
+//! the clock already.
+
+pub mod hosted;
+
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Results shown to the judge: the spec's "top three".
+pub const EVIDENCE_COUNT: usize = 3;
+/// A verdict that arrives this little past the deadline still counts: the time to parse it
+/// and hand it back, not judging time. Anything later is `skipped`.
+pub const DEADLINE_GRACE: Duration = Duration::from_millis(25);
+
+/// What happened to the answer check on one recall (serialised snake_case).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerCheckStatus {
+    /// A judge gave a verdict.
+    Judged,
+    /// No judge configured or resolved (mode off, auto without a local judge), or a recall
+    /// that is never judged (session context).
+    Off,
+    /// The judge ran past its time budget, or there was nothing to judge.
+    Skipped,
+    /// The judge was busy with other recalls.
+    Busy,
+    /// The judge is still loading.
+    Warming,
+    /// The judge cannot run (not installed, no consent, no key, the endpoint refused).
+    Unavailable,
+}
+
+impl AnswerCheckStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AnswerCheckStatus::Judged => "judged",
+            AnswerCheckStatus::Off => "off",
+            AnswerCheckStatus::Skipped => "skipped",
+            AnswerCheckStatus::Busy => "busy",
+            AnswerCheckStatus::Warming => "warming",
+            AnswerCheckStatus::Unavailable => "unavailable",
+        }
+    }
+}
+
+impl std::fmt::Display for AnswerCheckStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One result shown to the judge: its id and full text, in ranked order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evidence {
+    pub id: i64,
+    pub text: String,
+}
+
+/// A judge's verdict on the top results.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Verdict {
+    /// Do the results answer the question?
+    pub answers: bool,
+    /// The memory that answers it, when the judge names one (always one of the evidence).
+    pub memory_id: Option<i64>,
+    /// The answer itself: a span of that memory or a short text, when the judge gives one.
+    pub answer: Option<String>,
+    /// The judge's confidence in `answers`, 0..1. Uncalibrated: a judge that gives only a
+    /// yes/no (the hosted one) reports 1 or 0.
+    pub confidence: f64,
+    /// Which judge: `hosted:MODEL`, `local:…`.
+    pub judge: String,
+}
+
+/// What one judge call came to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JudgeOutcome {
+    Verdict(Verdict),
+    /// Past its time budget (the reason says how far).
+    Skipped(String),
+    Busy,
+    Warming,
+    /// Cannot run; the reason never contains a secret.
+    Unavailable(String),
+}
+
+/// A judge of "do these memories answer this question?". Implementations must return by
+/// `deadline` (give up and say [`JudgeOutcome::Skipped`] past it) and must never put a
+/// secret (an API key) into a reason.
+pub trait Judge: Send + Sync {
+    /// `hosted:MODEL`, `local:…`, as reported in `answer_check.judge`.
+    fn name(&self) -> String;
+    fn judge(&self, query: &str, evidence: &[Evidence], deadline: Instant) -> JudgeOutcome;
+}
+
+/// A judge that was asked for but cannot run: every call is `unavailable` with the same
+/// reason, and nothing is sent anywhere.
+pub struct Unavailable {
+    name: String,
+    reason: String,
+}
+
+impl Unavailable {
+    pub fn new(name: impl Into<String>, reason: impl Into<String>) -> Unavailable {
+        Unavailable {
+            name: name.into(),
+            reason: reason.into(),
+        }
+    }
+}
+
+impl Judge for Unavailable {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn judge(&self, _: &str, _: &[Evidence], _: Instant) -> JudgeOutcome {
+        JudgeOutcome::Unavailable(self.reason.clone())
+    }
+}
+
+/// The answer check of one recall: what it showed the judge and what came back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnswerCheck {
+    pub status: AnswerCheckStatus,
+    /// Only when `status` is `judged`.
+    pub verdict: Option<Verdict>,
+    pub time_ms: f64,
+    /// The memory ids shown to the judge, in order (empty when nothing was shown).
+    pub input: Vec<i64>,
+    /// Why it did not judge (skipped, unavailable, off for a reason).
+    pub reason: Option<String>,
+}
+
+impl AnswerCheck {
+    /// No judge ran, for `reason` (None: simply not configured).
+    pub fn not_run(status: AnswerCheckStatus, reason: Option<String>) -> AnswerCheck {
+        AnswerCheck {
+            status,
+            verdict: None,
+            time_ms: 0.0,
+            input: Vec::new(),
+            reason,
+        }
+    }
+
+    /// The verdict's confidence, only when judged (`answer_confidence`).
+    pub fn confidence(&self) -> Option<f64> {
+        match (&self.status, &self.verdict) {
+            (AnswerCheckStatus::Judged, Some(v)) => Some(v.confidence),
+            _ => None,
+        }
+    }
+
+    /// The response's `answer_check` object, only when judged.
+    pub fn report(&self) -> Option<AnswerCheckReport> {
+        match (&self.status, &self.verdict) {
+            (AnswerCheckStatus::Judged, Some(v)) => Some(AnswerCheckReport {
+                answers: v.answers,
+                memory_id: v.memory_id,
+                answer: v.answer.clone(),
+                judge: v.judge.clone(),
+                time_ms: self.time_ms,
+            }),
+            _ => None,
+        }
+    }
+
+    /// What `--explain` shows: the judge's input, its verdict, its time, and why not.
+    pub fn explain(&self) -> AnswerCheckExplain {
+        AnswerCheckExplain {
+            status: self.status,
+            input: self.input.clone(),
+            verdict: self.verdict.clone(),
+            time_ms: self.time_ms,
+            reason: self.reason.clone(),
+        }
+    }
+}
+
+/// `answer_check` in a recall response (present only when a judge gave a verdict).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct AnswerCheckReport {
+    pub answers: bool,
+    pub memory_id: Option<i64>,
+    pub answer: Option<String>,
+    pub judge: String,
+    pub time_ms: f64,
+}
+
+/// `explain.answer_check`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct AnswerCheckExplain {
+    pub status: AnswerCheckStatus,
+    /// Memory ids shown to the judge, in order.
+    pub input: Vec<i64>,
+    pub verdict: Option<Verdict>,
+    pub time_ms: f64,
+    pub reason: Option<String>,
+}
+
+/// Why recall skips the check for a run that is never judged.
+pub const SKIP_REASON: &str =
+    "not a question (session context, or choosing what to forget): never judged";
+
+/// Run the answer check: no judge → `off`; `skip` → `off` (session context); no evidence →
+/// `skipped`; otherwise the judge, held to `budget`.
+pub fn apply(
+    judge: Option<&dyn Judge>,
+    query: &str,
+    evidence: &[Evidence],
+    budget: Duration,
+    skip: bool,
+) -> AnswerCheck {
+    if skip {
+        return AnswerCheck::not_run(AnswerCheckStatus::Off, Some(SKIP_REASON.into()));
+    }
+    let Some(judge) = judge else {
+        return AnswerCheck::not_run(AnswerCheckStatus::Off, None);
+    };
+    if evidence.is_empty() {
+        return AnswerCheck::not_run(
+            AnswerCheckStatus::Skipped,
+            Some("nothing to judge: no result passed the evidence floor".into()),
+        );
+    }
+    let evidence = &evidence[..evidence.len().min(EVIDENCE_COUNT)];
+    let input: Vec<i64> = evidence.iter().map(|e| e.id).collect();
+    let start = Instant::now();
+    let deadline = start + budget;
+    let outcome = judge.judge(query, evidence, deadline);
+    let elapsed = start.elapsed();
+    let time_ms = (elapsed.as_secs_f64() * 1e6).round() / 1e3;
+    let (status, verdict, reason) = match outcome {
+        JudgeOutcome::Verdict(_) if elapsed > budget + DEADLINE_GRACE => (
+            AnswerCheckStatus::Skipped,
+            None,
+            Some(format!(
+                "the verdict came after {time_ms:.0} ms, past the budget of {} ms",
+                budget.as_millis()
+            )),
+        ),
+        JudgeOutcome::Verdict(mut v) => {
+            // A judge can only point at what it was shown.
+            if v.memory_id.is_some_and(|id| !input.contains(&id)) {
+                v.memory_id = None;
+            }
+            v.confidence = v.confidence.clamp(0.0, 1.0);
+            (AnswerCheckStatus::Judged, Some(v), None)
+        }
+        JudgeOutcome::Skipped(why) => (AnswerCheckStatus::Skipped, None, Some(why)),
+        JudgeOutcome::Busy => (AnswerCheckStatus::Busy, None, None),
+        JudgeOutcome::Warming => (AnswerCheckStatus::Warming, None, None),
+        JudgeOutcome::Unavailable(why) => (AnswerCheckStatus::Unavailable, None, Some(why)),
+    };
+    AnswerCheck {
+        status,
+        verdict,
+        time_ms,
+        input,
+        reason,
+    }
+}
+
+/// The stage as recall runs it: show the judge the first [`EVIDENCE_COUNT`] of `ranked`
+/// (ids after ranking, best first). `judged: false` (a caller that wants no answer) is
+/// `off`; keyword-only answers (the cold path, a budget's fallback) are `skipped`; a recall
+/// with a time budget gives the judge no more than what is left of it (`started`).
+pub fn stage(
+    engine: &crate::engine::Engine,
+    req: &super::RecallRequest,
+    ranked: &[i64],
+    started: Instant,
+    judged: bool,
+) -> crate::Result<AnswerCheck> {
+    if !judged {
+        return Ok(apply(None, &req.query, &[], Duration::ZERO, true));
+    }
+    let (judge, budget) = engine.judge()?;
+    let Some(judge) = judge else {
+        return Ok(AnswerCheck::not_run(AnswerCheckStatus::Off, None));
+    };
+    if req.keyword_only {
+        return Ok(AnswerCheck::not_run(
+            AnswerCheckStatus::Skipped,
+            Some("a keyword-only answer (no model loaded, or out of time) is not judged".into()),
+        ));
+    }
+    let budget = match req.budget_s {
+        Some(b) => budget.min(Duration::from_secs_f64(b).saturating_sub(started.elapsed())),
+        None => budget,
+    };
+    let mut evidence = Vec::new();
+    for id in ranked.iter().take(EVIDENCE_COUNT) {
+        if let Some(m) = engine.get(*id)? {
+            evidence.push(Evidence {
+                id: *id,
+                text: m.text,
+            });
+        }
+    }
+    Ok(apply(
+        Some(judge.as_ref()),
+        &req.query,
+        &evidence,
+        budget,
+        false,
+    ))
+}
+
+/// `answer_check.mode` in settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    Auto,
+    Local,
+    Hosted,
+    Off,
+}
+
+impl Mode {
+    pub const NAMES: &'static str = "auto, local, hosted, off";
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Auto => "auto",
+            Mode::Local => "local",
+            Mode::Hosted => "hosted",
+            Mode::Off => "off",
+        }
+    }
+}
+
+/// The answer check's own failures.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum AnswerCheckError {
+    #[error(
+        "settings answer_check.mode {0:?} is not a mode: expected one of {names}",
+        names = Mode::NAMES
+    )]
+    UnknownMode(String),
+    #[error("settings answer_check.budget_ms is 0: give the judge's time budget in milliseconds")]
+    ZeroBudget,
+}
+
+impl From<AnswerCheckError> for crate::Error {
+    fn from(e: AnswerCheckError) -> Self {
+        crate::Error::Usage(e.to_string())
+    }
+}
+
+impl std::str::FromStr for Mode {
+    type Err = AnswerCheckError;
+    fn from_str(s: &str) -> Result<Mode, AnswerCheckError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(Mode::Auto),
+            "local" => Ok(Mode::Local),
+            "hosted" => Ok(Mode::Hosted),
+            "off" => Ok(Mode::Off),
+            _ => Err(AnswerCheckError::UnknownMode(s.to_string())),
+        }
+    }
+}
+
+/// The settings, checked: the mode parsed and the budget non-zero.
+pub fn mode_and_budget(
+    s: &crate::settings::AnswerCheckSettings,
+) -> Result<(Mode, Duration), AnswerCheckError> {
+    let mode: Mode = s.mode.parse()?;
+    if s.budget_ms == 0 {
+        return Err(AnswerCheckError::ZeroBudget);
+    }
+    Ok((mode, Duration::from_millis(s.budget_ms)))
+}
+
+/// The reason a `local` mode gives when no local judge is installed.
+pub const NO_LOCAL_JUDGE: &str = "no local judge is installed";
+
+/// Which judge a recall uses, from settings and the local judge (if one is installed).
+/// `auto` never resolves to the hosted judge; `hosted` resolves to it only with consent
+/// recorded, and otherwise to an [`Unavailable`] judge that sends nothing.
+pub fn resolve(
+    s: &crate::settings::AnswerCheckSettings,
+    local: Option<Arc<dyn Judge>>,
+) -> Result<Option<Arc<dyn Judge>>, AnswerCheckError> {
+    let (mode, _) = mode_and_budget(s)?;
+    Ok(match mode {
+        Mode::Off => None,
+        Mode::Auto => local,
+        Mode::Local => {
+            Some(local.unwrap_or_else(|| Arc::new(Unavailable::new("local", NO_LOCAL_JUDGE))))
+        }
+        Mode::Hosted => Some(match hosted::HostedJudge::from_settings(&s.hosted) {
+            Ok(j) => Arc::new(j),
+            Err(why) => Arc::new(Unavailable::new("hosted", why.to_string())),
+        }),
+    })
+}
+
+/// The engine's slot for a local judge. Empty until one is installed; the local judge's
+/// loader fills it (and may answer `warming` while it loads).
+#[derive(Default)]
+pub struct LocalSlot(std::sync::RwLock<Option<Arc<dyn Judge>>>);
+
+impl LocalSlot {
+    pub fn get(&self) -> Option<Arc<dyn Judge>> {
+        self.0.read().ok().and_then(|g| g.clone())
+    }
+    pub fn set(&self, judge: Option<Arc<dyn Judge>>) {
+        if let Ok(mut g) = self.0.write() {
+            *g = judge;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::AnswerCheckSettings;
+
+    struct Fixed(JudgeOutcome, Duration);
+    impl Judge for Fixed {
+        fn name(&self) -> String {
+            "test".into()
+        }
+        fn judge(&self, _: &str, _: &[Evidence], _: Instant) -> JudgeOutcome {
+            std::thread::sleep(self.1);
+            self.0.clone()
+        }
+    }
+
+    fn ev(n: i64) -> Vec<Evidence> {
+        (1..=n)
+            .map(|id| Evidence {
+                id,
+                text: format!("memory {id}"),
+            })
+            .collect()
+    }
+
+    fn verdict(memory_id: Option<i64>) -> JudgeOutcome {
+        JudgeOutcome::Verdict(Verdict {
+            answers: true,
+            memory_id,
+            answer: Some("x".into()),
+            confidence: 1.5,
+            judge: "test".into(),
+        })
+    }
+
+    #[test]
+    fn no_judge_or_skip_is_off_and_empty_evidence_is_skipped() {
+        let j = Fixed(verdict(Some(1)), Duration::ZERO);
+        let b = Duration::from_secs(1);
+        let off = apply(None, "q", &ev(3), b, false);
+        assert_eq!(off.status, AnswerCheckStatus::Off);
+        assert_eq!(off.reason, None);
+        let skip = apply(Some(&j), "q", &ev(3), b, true);
+        assert_eq!(skip.status, AnswerCheckStatus::Off);
+        assert!(skip.input.is_empty());
+        let empty = apply(Some(&j), "q", &[], b, false);
+        assert_eq!(empty.status, AnswerCheckStatus::Skipped);
+        assert!(empty.reason.is_some());
+        assert_eq!(empty.confidence(), None);
+    }
+
+    #[test]
+    fn a_verdict_is_bounded_to_what_the_judge_was_shown() {
+        let j = Fixed(verdict(Some(9)), Duration::ZERO);
+        let c = apply(Some(&j), "q", &ev(5), Duration::from_secs(1), false);
+        assert_eq!(c.status, AnswerCheckStatus::Judged);
+        assert_eq!(c.input, vec![1, 2, 3]);
+        let v = c.verdict.as_ref().unwrap();
+        assert_eq!(v.memory_id, None, "9 was never shown");
+        assert_eq!(c.confidence(), Some(1.0));
+        assert_eq!(c.report().unwrap().judge, "test");
+    }
+
+    #[test]
+    fn a_verdict_past_the_budget_is_skipped() {
+        let j = Fixed(verdict(Some(1)), Duration::from_millis(120));
+        let c = apply(Some(&j), "q", &ev(3), Duration::from_millis(10), false);
+        assert_eq!(c.status, AnswerCheckStatus::Skipped);
+        assert_eq!(c.verdict, None);
+        assert_eq!(c.report(), None);
+    }
+
+    #[test]
+    fn outcomes_map_to_statuses() {
+        for (o, s) in [
+            (JudgeOutcome::Busy, AnswerCheckStatus::Busy),
+            (JudgeOutcome::Warming, AnswerCheckStatus::Warming),
+            (
+                JudgeOutcome::Unavailable("x".into()),
+                AnswerCheckStatus::Unavailable,
+            ),
+            (
+                JudgeOutcome::Skipped("y".into()),
+                AnswerCheckStatus::Skipped,
+            ),
+        ] {
+            let c = apply(
+                Some(&Fixed(o, Duration::ZERO)),
+                "q",
+                &ev(1),
+                Duration::from_secs(1),
+                false,
+            );
+            assert_eq!(c.status, s);
+            assert_eq!(c.confidence(), None);
+        }
+        assert_eq!(
+            serde_json::to_value(AnswerCheckStatus::Unavailable).unwrap(),
+            "unavailable"
+        );
+    }
+
+    fn settings(mode: &str) -> AnswerCheckSettings {
+        let mut s = AnswerCheckSettings {
+            mode: mode.into(),
+            ..Default::default()
+        };
+        s.hosted.endpoint = Some("http://127.0.0.1:9/v1".into());
+        s.hosted.model = Some("m".into());
+        s.hosted.key_env = Some("SLM_TEST_NO_SUCH_KEY".into());
+        s
+    }
+
+    #[test]
+    fn auto_never_resolves_to_hosted() {
+        let mut s = settings("auto");
+        s.hosted.consent_at = Some("2026-01-01T00:00:00Z".into());
+        assert!(resolve(&s, None).unwrap().is_none());
+        let local: Arc<dyn Judge> = Arc::new(Fixed(JudgeOutcome::Busy, Duration::ZERO));
+        assert_eq!(resolve(&s, Some(local)).unwrap().unwrap().name(), "test");
+    }
+
+    #[test]
+    fn modes_resolve_as_documented() {
+        assert!(resolve(&settings("off"), None).unwrap().is_none());
+        let local = resolve(&settings("local"), None).unwrap().unwrap();
+        assert_eq!(
+            local.judge("q", &ev(1), Instant::now()),
+            JudgeOutcome::Unavailable(NO_LOCAL_JUDGE.into())
+        );
+        // hosted without consent: a judge that only says why, and sends nothing.
+        let hosted = resolve(&settings("hosted"), None).unwrap().unwrap();
+        match hosted.judge("q", &ev(1), Instant::now()) {
+            JudgeOutcome::Unavailable(why) => assert!(why.contains("consent"), "{why}"),
+            o => panic!("expected unavailable, got {o:?}"),
+        }
+        assert_eq!(
+            resolve(&settings("sometimes"), None).err(),
+            Some(AnswerCheckError::UnknownMode("sometimes".into()))
+        );
+        let mut zero = settings("auto");
+        zero.budget_ms = 0;
+        assert_eq!(
+            resolve(&zero, None).err(),
+            Some(AnswerCheckError::ZeroBudget)
+        );
+    }
+}
