@@ -171,21 +171,23 @@ fn status(path: &std::path::Path, style: Style) -> Result<i32> {
     let ac = &settings.answer_check;
     let (mode, budget) = answer_check::mode_and_budget(ac)?;
     let h = &ac.hosted;
-    // What a recall would use. This process loads no local judge, so `auto` and `local`
-    // say what they do without one.
-    let (judge, state, reason): (Option<String>, &str, Option<String>) = match mode {
-        Mode::Off => (None, "off", None),
-        Mode::Auto => (
+    // What a recall would use: the local judge runs on the active embedding model when its
+    // manifest has an answer prompt (read here without loading the model).
+    let local = answer_check::local::installed(&crate::paths::Paths::from_env(), &settings);
+    let (judge, state, reason): (Option<String>, &str, Option<String>) = match (mode, local) {
+        (Mode::Off, _) => (None, "off", None),
+        (Mode::Auto | Mode::Local, Some(name)) => (Some(name), "ready", None),
+        (Mode::Auto, None) => (
             None,
             "off",
             Some("auto uses a local judge when one is installed, and never the hosted one".into()),
         ),
-        Mode::Local => (
+        (Mode::Local, None) => (
             Some("local".into()),
             "unavailable",
             Some(answer_check::NO_LOCAL_JUDGE.into()),
         ),
-        Mode::Hosted => match HostedJudge::from_settings(h) {
+        (Mode::Hosted, _) => match HostedJudge::from_settings(h) {
             Ok(j) => {
                 let key_set = std::env::var_os(j.key_env()).is_some_and(|v| !v.is_empty());
                 let name = crate::recall::answer_check::Judge::name(&j);

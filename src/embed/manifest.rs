@@ -37,6 +37,12 @@ pub struct Manifest {
     /// `recall::tiers::SUPPORTED_AT`, measured with MiniLM), from the trade-off table of
     /// `slm eval locomo` run with this model.
     pub supported_at: Option<f64>,
+    /// The model card's prompt for a question that asks whether a text answers it
+    /// (EmbeddingGemma: `task: question answering | query: `): the local answer check's.
+    pub answer_prompt: Option<String>,
+    /// The answer check's cosine (question with `answer_prompt`, best sentence of a memory)
+    /// at which the judge says "answers", measured with `slm eval locomo` for this model.
+    pub answer_at: Option<f64>,
 }
 
 /// Multipliers on the reference system's channel weights (`recall::classify`), one per

@@ -50,6 +50,17 @@ pub trait Embedder: Send + Sync {
     fn supported_at(&self) -> Option<f64> {
         None
     }
+    /// The model's own prompt for questions that ask whether a text answers them
+    /// (`slm-model.json` `answer_prompt`; EmbeddingGemma's "question answering" task), with
+    /// the threshold measured for it (`answer_at`). The local answer check runs only on a
+    /// model that has one.
+    fn answer_prompt(&self) -> Option<(&str, f64)> {
+        None
+    }
+    /// Embed texts that already carry their prompt (no prefix is added).
+    fn embed_prompted(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        self.embed(texts)
+    }
     /// Count tokens the way this model's tokenizer does (for token budgets).
     fn count_tokens(&self, text: &str) -> usize;
 }

@@ -211,6 +211,12 @@ impl Engine {
             store_id,
             counting_tokenizer: std::sync::OnceLock::new(),
         };
+        if let Some(e) = &engine.embedder {
+            // The local answer check runs on the embedding model when it has the prompt.
+            if let Some(j) = crate::recall::answer_check::local::EmbeddingJudge::for_embedder(e) {
+                engine.local_judge.set(Some(Arc::new(j)));
+            }
+        }
         if engine.embedder.is_some() {
             engine.open_vectors(lease.is_some())?;
             // The worker (it waits for the lease) embeds only a small backlog before it

@@ -182,6 +182,7 @@ pub fn parse_reply(reply: &str, evidence: &[Evidence], judge: &str) -> Option<Ve
         answer,
         confidence: if answers { 1.0 } else { 0.0 },
         judge: judge.to_string(),
+        per_memory: Vec::new(),
     })
 }
 
@@ -292,10 +293,12 @@ mod tests {
             Evidence {
                 id: 10,
                 text: "We chose Postgres".into(),
+                vector: None,
             },
             Evidence {
                 id: 20,
                 text: "Lunch is at noon".into(),
+                vector: None,
             },
         ]
     }

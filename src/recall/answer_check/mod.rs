@@ -26,6 +26,7 @@
 //! the clock already.
 
 pub mod hosted;
+pub mod local;
 
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -80,6 +81,9 @@ impl std::fmt::Display for AnswerCheckStatus {
 pub struct Evidence {
     pub id: i64,
     pub text: String,
+    /// The memory's stored vector from the active model, when it has one (a local judge
+    /// on the same model reuses it instead of embedding the text again).
+    pub vector: Option<Vec<f32>>,
 }
 
 /// A judge's verdict on the top results.
@@ -96,6 +100,10 @@ pub struct Verdict {
     pub confidence: f64,
     /// Which judge: `hosted:MODEL`, `local:…`.
     pub judge: String,
+    /// Per memory shown, the judge's confidence that it answers (a judge that only names
+    /// one memory leaves this empty). What the support check reads, beside the verdict.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_memory: Vec<(i64, f64)>,
 }
 
 /// What one judge call came to.
@@ -318,9 +326,14 @@ pub fn stage(
     let mut evidence = Vec::new();
     for id in ranked.iter().take(EVIDENCE_COUNT) {
         if let Some(m) = engine.get(*id)? {
+            let vector = engine
+                .with_vectors(|v| v.and_then(|v| v.get(*id)))
+                .ok()
+                .flatten();
             evidence.push(Evidence {
                 id: *id,
                 text: m.text,
+                vector,
             });
         }
     }
@@ -459,6 +472,7 @@ mod tests {
             .map(|id| Evidence {
                 id,
                 text: format!("memory {id}"),
+                vector: None,
             })
             .collect()
     }
@@ -470,6 +484,7 @@ mod tests {
             answer: Some("x".into()),
             confidence: 1.5,
             judge: "test".into(),
+            per_memory: Vec::new(),
         })
     }
 
