@@ -129,6 +129,21 @@ pub fn build_store(convs: &[&Conversation], profile_per_conv: bool) -> Result<Te
     })
 }
 
+/// Best support score of a memory passing the word-match and name tests (what the
+/// threshold trade-off moves against).
+fn support_max_of(resp: &crate::recall::RecallResponse) -> f64 {
+    resp.explain
+        .as_ref()
+        .map(|e| {
+            e.support
+                .iter()
+                .filter(|s| s.word_match && s.names_ok)
+                .map(|s| s.score)
+                .fold(0.0, f64::max)
+        })
+        .unwrap_or(0.0)
+}
+
 /// Pinned "now" for a conversation: the day after its last session.
 fn clock_after(convs: &[&Conversation]) -> i64 {
     convs
@@ -247,18 +262,18 @@ fn run_locomo(a: EvalLocomoArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
                 }
                 let req = request(&q.question, now_ms, kmax, true);
                 let resp = crate::recall::run(&store.engine, &req)?;
-                let support_max = resp
-                    .explain
-                    .as_ref()
-                    .map(|e| {
-                        e.support
-                            .iter()
-                            .filter(|s| s.word_match && s.names_ok)
-                            .map(|s| s.score)
-                            .fold(0.0, f64::max)
-                    })
-                    .unwrap_or(0.0);
+                let support_max = support_max_of(&resp);
                 let gib = resp.explain.as_ref().and_then(|e| e.gibberish).is_some();
+                // The support check alone, beside the judged answer.
+                let unjudged = if vi == 0
+                    && resp.answer_check_status
+                        == crate::recall::answer_check::AnswerCheckStatus::Judged
+                {
+                    let off = crate::recall::run_unjudged(&store.engine, &req)?;
+                    Some((off.tier, if gib { -1.0 } else { support_max_of(&off) }))
+                } else {
+                    None
+                };
                 if let (Some(w), 0) = (misses.as_mut(), vi) {
                     write_miss(w, &store, conv, q, &gold, &resp)?;
                 }
@@ -280,6 +295,7 @@ fn run_locomo(a: EvalLocomoArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
                     tier: resp.tier,
                     support_max: if gib { -1.0 } else { support_max },
                     timing: resp.timing_ms.clone(),
+                    unjudged,
                 });
                 if vi != 0 {
                     continue;
@@ -301,6 +317,7 @@ fn run_locomo(a: EvalLocomoArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
                             tier: AnswerTier::Supported,
                             support_max: 0.0,
                             timing: Default::default(),
+                            unjudged: None,
                         });
                 }
             }

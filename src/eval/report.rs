@@ -34,6 +34,9 @@ pub struct QuestionOutcome {
     /// Best support score of a memory passing the word-match test (−1: gibberish).
     pub support_max: f64,
     pub timing: BTreeMap<String, f64>,
+    /// When the answer check judged this question: the tier and support maximum of the same
+    /// recall with the check off (the support check alone), for the side-by-side figures.
+    pub unjudged: Option<(AnswerTier, f64)>,
 }
 
 #[derive(Debug, Clone, Serialize, Default)]
@@ -76,6 +79,8 @@ pub struct TradeoffRow {
     pub supported_at: f64,
     pub answerable_top3_supported: f64,
     pub adversarial_not_supported: f64,
+    /// The same two with the answer check off, when it judged.
+    pub unjudged: Option<(f64, f64)>,
 }
 
 fn pct(v: &mut [f64], p: f64) -> f64 {
@@ -216,10 +221,19 @@ impl Report {
                 / top3.len().max(1) as f64;
             let adv_ns =
                 adv.iter().filter(|q| q.support_max < t).count() as f64 / adv.len().max(1) as f64;
+            let off = |q: &QuestionOutcome| q.unjudged.map(|u| u.1).unwrap_or(q.support_max);
+            let judged = outcomes.iter().any(|q| q.unjudged.is_some());
+            let unjudged = judged.then(|| {
+                (
+                    top3.iter().filter(|q| off(q) >= t).count() as f64 / top3.len().max(1) as f64,
+                    adv.iter().filter(|q| off(q) < t).count() as f64 / adv.len().max(1) as f64,
+                )
+            });
             trade.push(TradeoffRow {
                 supported_at: t,
                 answerable_top3_supported: sup,
                 adversarial_not_supported: adv_ns,
+                unjudged,
             });
         }
         Report {
@@ -311,12 +325,21 @@ impl Report {
                 }
             }
         }
-        s.push_str(&format!("\nsupport threshold trade-off (current threshold = {}):\n\n| threshold | answerable, evidence in top 3 → supported | adversarial → not supported |\n|---|---|---|\n", self.supported_at));
+        let judged = self.threshold_tradeoff.iter().any(|t| t.unjudged.is_some());
+        if judged {
+            s.push_str(&format!("\nsupport threshold trade-off (current threshold = {}), with the answer check and with it off (the support check alone):\n\n| threshold | answerable, evidence in top 3 → supported | adversarial → not supported | check off: supported | check off: not supported |\n|---|---|---|---|---|\n", self.supported_at));
+        } else {
+            s.push_str(&format!("\nsupport threshold trade-off (current threshold = {}):\n\n| threshold | answerable, evidence in top 3 → supported | adversarial → not supported |\n|---|---|---|\n", self.supported_at));
+        }
         for t in &self.threshold_tradeoff {
             s.push_str(&format!(
-                "| {:.2} | {:.3} | {:.3} |\n",
+                "| {:.2} | {:.3} | {:.3} |",
                 t.supported_at, t.answerable_top3_supported, t.adversarial_not_supported
             ));
+            if let Some((a, b)) = t.unjudged {
+                s.push_str(&format!(" {a:.3} | {b:.3} |"));
+            }
+            s.push('\n');
         }
         s.push_str("\nlatency ms (p50 / p90):\n");
         for (k, (p50, p90)) in &self.latency_ms {
@@ -347,6 +370,7 @@ mod tests {
             tier,
             support_max: 0.5,
             timing: BTreeMap::new(),
+            unjudged: None,
         }
     }
 

@@ -284,6 +284,7 @@ mod tests {
             tier: AnswerTier::Related,
             support_max: 0.0,
             timing: Default::default(),
+            unjudged: None,
         }
     }
 
