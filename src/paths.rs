@@ -10,12 +10,14 @@ use std::path::{Path, PathBuf};
 pub const HOME_ENV: &str = "SLM_HOME";
 pub const CACHE_ENV: &str = "SLM_CACHE_DIR";
 
-/// The model slm uses unless `model.id` / `SLM_MODEL_ID` picks another (Apache-2.0).
-/// EmbeddingGemma (`embeddinggemma-300m-int8`, `scripts/setup.sh --model embeddinggemma`)
-/// retrieves better but is not the default yet: untuned, it moves the support check's
-/// trade-off (see the README, "Models"), and it loads in ~5 s instead of 0.6 s.
-pub const DEFAULT_MODEL_NAME: &str = "all-minilm-l6-v2-int8";
-/// The id of the stronger model setup can build.
+/// The models slm uses unless `model.id` / `SLM_MODEL_ID` / `model.dir` picks one, best
+/// first: the first one installed is the default. `scripts/setup.sh` installs both;
+/// `scripts/setup.sh --model minilm` only the small Apache-2.0 one. EmbeddingGemma retrieves
+/// better (issue "A stronger memory model"; the README's "Models" has the figures).
+pub const DEFAULT_MODELS: &[&str] = &[EMBEDDINGGEMMA_MODEL_NAME, MINILM_MODEL_NAME];
+/// all-MiniLM-L6-v2 int8 (Apache-2.0): the fallback when EmbeddingGemma is not installed.
+pub const MINILM_MODEL_NAME: &str = "all-minilm-l6-v2-int8";
+/// EmbeddingGemma-300M int8, built on the machine by setup (Gemma Terms of Use).
 pub const EMBEDDINGGEMMA_MODEL_NAME: &str = "embeddinggemma-300m-int8";
 /// The ONNX Runtime library `scripts/setup.sh` installs (ort needs ≥ 1.24).
 pub const DEFAULT_RUNTIME_FILE: &str = "libonnxruntime.so.1.32.0";
@@ -90,8 +92,15 @@ impl Paths {
     pub fn settings(&self) -> PathBuf {
         self.data.join("settings.json")
     }
+    /// The first of [`DEFAULT_MODELS`] that is installed (has a `model.onnx`); the best one
+    /// when none is, so `slm doctor` names what setup would install.
     pub fn default_model_dir(&self) -> PathBuf {
-        self.cache.join("models").join(DEFAULT_MODEL_NAME)
+        let dir = |id: &str| self.cache.join("models").join(id);
+        DEFAULT_MODELS
+            .iter()
+            .map(|id| dir(id))
+            .find(|d| d.join("model.onnx").is_file())
+            .unwrap_or_else(|| dir(DEFAULT_MODELS[0]))
     }
     pub fn default_runtime(&self) -> PathBuf {
         self.cache.join("runtime").join(DEFAULT_RUNTIME_FILE)
