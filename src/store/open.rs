@@ -1,0 +1,180 @@
+//! Opening the store: read-write with migrations, read-only, or without writing anything
+//! at all (a read-only or full data dir), and what an open failure means to the user.
+
+use std::path::Path;
+
+use rusqlite::{Connection, OpenFlags};
+
+use super::{BUSY_TIMEOUT, Store, schema};
+use crate::{Error, Result};
+
+impl Store {
+    /// Open (creating if needed) the store for reading and writing, migrating it forward.
+    pub fn open(path: &Path) -> Result<Store> {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir).map_err(|e| match e.kind() {
+            std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem => {
+                Error::ReadOnly(dir.to_path_buf())
+            }
+            _ => Error::io(format!("creating {}", dir.display()), e),
+        })?;
+        check_writable(dir)?;
+        let conn = Connection::open(path).map_err(|e| map_open_error(e, dir))?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(|e| map_open_error(e, dir))?;
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        let mut store = Store {
+            conn,
+            path: path.to_path_buf(),
+        };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    /// Open an existing store read-only (recall producers, listings). Never migrates.
+    pub fn open_reader(path: &Path) -> Result<Store> {
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                | OpenFlags::SQLITE_OPEN_URI,
+        )?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        let store = Store {
+            conn,
+            path: path.to_path_buf(),
+        };
+        let v = store.user_version()?;
+        if v > schema::latest() {
+            return Err(Error::NewerSchema {
+                path: path.to_path_buf(),
+                found: v,
+                supported: schema::latest(),
+            });
+        }
+        Ok(store)
+    }
+
+    /// Open an existing store in a data dir that takes no writes (read-only, a full disk),
+    /// writing nothing at all: SQLite's `immutable` mode when every committed write is in
+    /// the store file (no write-ahead log left over), else `mode=ro`, which reads the log
+    /// through its existing shared-memory file. A log that cannot be read that way is
+    /// refused with what to do, never skipped (its writes would silently be missing).
+    pub fn open_without_writes(path: &Path) -> Result<Store> {
+        let wal = path.with_file_name(format!(
+            "{}-wal",
+            path.file_name().unwrap_or_default().to_string_lossy()
+        ));
+        let pending_log = std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0);
+        let mut uri = String::from("file:");
+        for c in path.to_string_lossy().chars() {
+            match c {
+                '%' => uri.push_str("%25"),
+                '?' => uri.push_str("%3f"),
+                '#' => uri.push_str("%23"),
+                c => uri.push(c),
+            }
+        }
+        uri.push_str(if pending_log {
+            "?mode=ro"
+        } else {
+            "?mode=ro&immutable=1"
+        });
+        let opened = Connection::open_with_flags(
+            &uri,
+            OpenFlags::SQLITE_OPEN_READ_ONLY
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                | OpenFlags::SQLITE_OPEN_URI,
+        )
+        .map_err(Error::from)
+        .and_then(|conn| {
+            conn.busy_timeout(BUSY_TIMEOUT)?;
+            let store = Store {
+                conn,
+                path: path.to_path_buf(),
+            };
+            let v = store.user_version()?;
+            Ok((store, v))
+        });
+        match opened {
+            Ok((_, v)) if v > schema::latest() => Err(Error::NewerSchema {
+                path: path.to_path_buf(),
+                found: v,
+                supported: schema::latest(),
+            }),
+            Ok((store, _)) => Ok(store),
+            Err(e) if pending_log => Err(Error::Other(format!(
+                "{} holds writes not yet folded into the store, and they cannot be read while the data dir takes no writes ({e}); make it writable (and free some space) once: any slm command folds them in, after which it reads fine read-only",
+                wal.display()
+            ))),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn user_version(&self) -> Result<i64> {
+        Ok(self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))?)
+    }
+
+    fn migrate(&mut self) -> Result<()> {
+        let current = self.user_version()?;
+        let latest = schema::latest();
+        if current > latest {
+            return Err(Error::NewerSchema {
+                path: self.path.clone(),
+                found: current,
+                supported: latest,
+            });
+        }
+        for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(current as usize) {
+            // IMMEDIATE: two processes opening a new store at once (a client answering cold
+            // while the worker it spawned starts) must not both run a migration; the second
+            // waits for the first and then finds the version already moved on.
+            let tx = self
+                .conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let now: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
+            if now > i as i64 {
+                tx.commit()?;
+                continue;
+            }
+            tx.execute_batch(sql)?;
+            tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+            tx.commit()?;
+        }
+        Ok(())
+    }
+}
+
+/// Refuse to write into a directory whose mode has no owner write bit. Root ignores mode
+/// bits, so relying on the OS alone would let root write into a directory its owner
+/// meant to keep read-only.
+fn check_writable(dir: &Path) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if let Ok(md) = std::fs::metadata(dir) {
+            if md.permissions().mode() & 0o200 == 0 {
+                return Err(Error::ReadOnly(dir.to_path_buf()));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn map_open_error(e: rusqlite::Error, dir: &Path) -> Error {
+    let s = e.to_string();
+    if s.contains("readonly") || s.contains("read-only") || s.contains("unable to open") {
+        Error::ReadOnly(dir.to_path_buf())
+    } else if s.contains("not a database") || s.contains("malformed") {
+        Error::Other(format!(
+            "{}: the store file is damaged ({s}); nothing was changed. `slm restore BACKUP` puts back a copy made by `slm backup BACKUP` and keeps the damaged store aside",
+            dir.display()
+        ))
+    } else {
+        Error::Store(e)
+    }
+}
