@@ -93,6 +93,28 @@ impl From<&Error> for RemoteError {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// The error for a lock whose holder panicked, named after the lock:
+/// `readers.lock().map_err(poisoned("the readers lock"))?`.
+pub fn poisoned<T>(lock: &'static str) -> impl FnOnce(T) -> Error {
+    move |_| Error::Other(format!("{lock} was poisoned"))
+}
+
+/// SQLite gave up waiting for another connection (`SQLITE_BUSY`, `SQLITE_LOCKED`).
+pub fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
+}
+
+/// The store file is not a readable database (`SQLITE_CORRUPT`, `SQLITE_NOTADB`).
+pub fn is_damaged(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)
+    )
+}
+
 impl Error {
     pub fn io(context: impl Into<String>, source: std::io::Error) -> Self {
         Error::Io {
@@ -155,16 +177,10 @@ impl Error {
                 "`slm doctor` names what is missing; `scripts/setup.sh --models-only` fetches it"
                     .into(),
             ),
-            Error::Store(e)
-                if e.to_string().contains("malformed") || e.to_string().contains("not a database") =>
-            {
+            Error::Store(e) if is_damaged(e) => {
                 Some("the store file is damaged: `slm restore BACKUP` puts back a copy made by `slm backup BACKUP` (the damaged store is kept aside, never deleted); `slm doctor` checks it".into())
             }
-            Error::Store(e)
-                if e.to_string().contains("locked") || e.to_string().contains("busy") =>
-            {
-                Some("another slm is writing; try again".into())
-            }
+            Error::Store(e) if is_busy(e) => Some("another slm is writing; try again".into()),
             _ => None,
         }
     }

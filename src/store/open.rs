@@ -3,9 +3,10 @@
 
 use std::path::Path;
 
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::{Connection, ErrorCode, OpenFlags};
 
 use super::{BUSY_TIMEOUT, Store, schema};
+use crate::error::is_damaged;
 use crate::{Error, Result};
 
 impl Store {
@@ -165,13 +166,17 @@ fn check_writable(dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// What a failure to open the store means: SQLite's error code says whether the directory
+/// takes no writes (`SQLITE_READONLY`, `SQLITE_CANTOPEN`) or the file is damaged.
 fn map_open_error(e: rusqlite::Error, dir: &Path) -> Error {
-    let s = e.to_string();
-    if s.contains("readonly") || s.contains("read-only") || s.contains("unable to open") {
+    if matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::ReadOnly | ErrorCode::CannotOpen)
+    ) {
         Error::ReadOnly(dir.to_path_buf())
-    } else if s.contains("not a database") || s.contains("malformed") {
+    } else if is_damaged(&e) {
         Error::Other(format!(
-            "{}: the store file is damaged ({s}); nothing was changed. `slm restore BACKUP` puts back a copy made by `slm backup BACKUP` and keeps the damaged store aside",
+            "{}: the store file is damaged ({e}); nothing was changed. `slm restore BACKUP` puts back a copy made by `slm backup BACKUP` and keeps the damaged store aside",
             dir.display()
         ))
     } else {

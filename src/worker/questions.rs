@@ -10,7 +10,7 @@
 //!   import, a cold-path remember) makes it stale too.
 //! * **Stepping aside.** [`Questions::running`] tells background work that a question runs.
 
-use crate::error::RemoteError;
+use crate::error::{RemoteError, poisoned};
 use crate::service::Reply;
 use crate::{Error, Result};
 use std::collections::HashMap;
@@ -158,7 +158,7 @@ impl Questions {
         // generation may be joined: one from before a write would answer from before it.
         let flight_key = format!("{gen_now}\u{1f}{key}");
         let (flight, leader) = {
-            let mut fl = self.flights.lock().map_err(poisoned)?;
+            let mut fl = self.flights.lock().map_err(poisoned(WORKER_LOCK))?;
             match fl.get(&flight_key) {
                 Some(f) => (f.clone(), false),
                 None => {
@@ -173,9 +173,9 @@ impl Questions {
         };
         if !leader {
             self.joined.fetch_add(1, Ordering::SeqCst);
-            let mut done = flight.done.lock().map_err(poisoned)?;
+            let mut done = flight.done.lock().map_err(poisoned(WORKER_LOCK))?;
             while done.is_none() {
-                done = flight.cv.wait(done).map_err(poisoned)?;
+                done = flight.cv.wait(done).map_err(poisoned(WORKER_LOCK))?;
             }
             return done.clone().expect("checked").map_err(Error::Remote);
         }
@@ -242,7 +242,7 @@ impl Questions {
     fn acquire(&self) -> Result<()> {
         let deadline = Instant::now() + self.slot_wait;
         self.waiting.fetch_add(1, Ordering::SeqCst);
-        let mut free = self.free.lock().map_err(poisoned)?;
+        let mut free = self.free.lock().map_err(poisoned(WORKER_LOCK))?;
         while *free == 0 {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -250,7 +250,11 @@ impl Questions {
                 self.busy.fetch_add(1, Ordering::SeqCst);
                 return Err(self.busy_error());
             }
-            free = self.freed.wait_timeout(free, left).map_err(poisoned)?.0;
+            free = self
+                .freed
+                .wait_timeout(free, left)
+                .map_err(poisoned(WORKER_LOCK))?
+                .0;
         }
         *free -= 1;
         self.waiting.fetch_sub(1, Ordering::SeqCst);
@@ -279,9 +283,8 @@ impl Questions {
     }
 }
 
-fn poisoned<T>(_: T) -> Error {
-    Error::Other("a worker lock was poisoned".into())
-}
+/// What a poisoned worker lock is called in the error.
+const WORKER_LOCK: &str = "a worker lock";
 
 #[cfg(test)]
 mod tests {

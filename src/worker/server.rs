@@ -20,7 +20,7 @@ use super::protocol::{self, ClientBody, ClientFrame, FrameError, WorkerBody, Wor
 use super::questions::{self, QuestionStats, Questions};
 use super::runtime_dir::WorkerFiles;
 use crate::engine::{Engine, ModelMode, OpenOptions};
-use crate::error::RemoteError;
+use crate::error::{RemoteError, poisoned};
 use crate::paths::Paths;
 use crate::service::{self, Op, Request};
 use crate::{Error, Result};
@@ -127,10 +127,7 @@ impl Worker {
             ),
             retry_after_s: 2,
         };
-        let mut readers = self
-            .readers
-            .lock()
-            .map_err(|_| Error::Other("the readers lock was poisoned".into()))?;
+        let mut readers = self.readers.lock().map_err(poisoned("the readers lock"))?;
         if pid.is_some() && readers.iter().filter(|r| r.pid == pid).count() >= MAX_READING_PER_PEER
         {
             return Err(busy("too many unfinished requests from one process"));
