@@ -7,10 +7,18 @@
 //! `{"schema_version": 1, "command": "<name>", "error": {"code", "message", "hint", "retryable"}}`
 //! and exit non-zero. Fields are only ever added within a schema version.
 
-use crate::cli::args::ColorChoice;
+use owo_colors::Style as Paint;
 use std::io::{IsTerminal, Write};
 
 pub const SCHEMA_VERSION: u32 = 1;
+
+/// `--color`: auto means a terminal, no `NO_COLOR`, and no `--json`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
 
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct Style {
@@ -44,40 +52,29 @@ impl Style {
         crate::text::sanitize_for_terminal(s)
     }
 
-    pub fn dim(&self, s: &str) -> String {
+    /// `s` in `paint` when colour is on, else as it is.
+    fn paint(&self, s: &str, paint: Paint) -> String {
         if self.color {
-            format!("\x1b[2m{s}\x1b[0m")
+            paint.style(s).to_string()
         } else {
             s.to_string()
         }
+    }
+
+    pub fn dim(&self, s: &str) -> String {
+        self.paint(s, Paint::new().dimmed())
     }
     pub fn bold(&self, s: &str) -> String {
-        if self.color {
-            format!("\x1b[1m{s}\x1b[0m")
-        } else {
-            s.to_string()
-        }
+        self.paint(s, Paint::new().bold())
     }
     pub fn green(&self, s: &str) -> String {
-        if self.color {
-            format!("\x1b[32m{s}\x1b[0m")
-        } else {
-            s.to_string()
-        }
+        self.paint(s, Paint::new().green())
     }
     pub fn yellow(&self, s: &str) -> String {
-        if self.color {
-            format!("\x1b[33m{s}\x1b[0m")
-        } else {
-            s.to_string()
-        }
+        self.paint(s, Paint::new().yellow())
     }
     pub fn red(&self, s: &str) -> String {
-        if self.color {
-            format!("\x1b[31m{s}\x1b[0m")
-        } else {
-            s.to_string()
-        }
+        self.paint(s, Paint::new().red())
     }
 }
 
@@ -122,4 +119,28 @@ pub fn print(s: &str) -> std::io::Result<()> {
 
 pub fn print_json(v: &serde_json::Value) -> std::io::Result<()> {
     print(&serde_json::to_string_pretty(v).expect("a Value always serialises"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The escapes are the ones slm wrote by hand before owo-colors: one SGR code and a
+    /// full reset, so captured output and scripts that match it see the same bytes.
+    #[test]
+    fn colours_are_the_same_escapes_and_off_means_plain() {
+        let on = Style {
+            color: true,
+            json: false,
+            terminal: true,
+        };
+        assert_eq!(on.dim("a"), "\x1b[2ma\x1b[0m");
+        assert_eq!(on.bold("a"), "\x1b[1ma\x1b[0m");
+        assert_eq!(on.green("a"), "\x1b[32ma\x1b[0m");
+        assert_eq!(on.yellow("a"), "\x1b[33ma\x1b[0m");
+        assert_eq!(on.red("a"), "\x1b[31ma\x1b[0m");
+        let off = Style { color: false, ..on };
+        assert_eq!(off.red("a"), "a");
+        assert_eq!(off.dim("a"), "a");
+    }
 }

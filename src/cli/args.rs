@@ -42,12 +42,7 @@ pub struct GlobalArgs {
     pub no_wait: bool,
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum ColorChoice {
-    Auto,
-    Always,
-    Never,
-}
+pub use crate::output::ColorChoice;
 
 #[derive(Debug, Subcommand)]
 pub enum Command {

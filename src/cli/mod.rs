@@ -92,11 +92,7 @@ fn command_name(c: &Command) -> &'static str {
 fn dispatch(cli: Cli, style: Style) -> Result<i32> {
     let g = cli.global;
     match cli.command {
-        Command::Completions(a) => {
-            let mut out = Vec::new();
-            clap_complete::generate(a.shell, &mut Cli::command(), "slm", &mut out);
-            emit_raw(&out)
-        }
+        Command::Completions(a) => emit_raw(&completion(a.shell)),
         Command::Man => emit_raw(&man_page()),
         Command::Remember(a) => write::remember(a, &g, style),
         Command::Import(a) => import_cmd::import(a, &g, style),
@@ -167,7 +163,7 @@ pub(crate) static OUTPUT_STARTED: std::sync::atomic::AtomicBool =
     std::sync::atomic::AtomicBool::new(false);
 
 /// Print human text or the JSON envelope; maps a closed pipe to a quiet exit.
-pub(crate) fn emit(
+pub fn emit(
     style: Style,
     command: &str,
     json: serde_json::Value,
@@ -250,12 +246,5 @@ pub(crate) fn read_stdin() -> Result<String> {
     })
 }
 
-/// `emit` for the measurement commands outside `cli`.
-pub fn emit_pub(
-    style: Style,
-    command: &str,
-    json: serde_json::Value,
-    human: impl FnOnce() -> String,
-) -> Result<()> {
-    emit(style, command, json, human)
-}
+/// The old name of [`emit`], still used by `eval` and `bench`.
+pub use self::emit as emit_pub;
