@@ -128,11 +128,19 @@ pub fn bin() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_slm")))
 }
 
+/// The ids of a recall's results, in order. Panics with the response when it has no
+/// "results" (an error, or another command's output), so a test cannot pass on `[]`.
 pub fn ids(v: &serde_json::Value) -> Vec<i64> {
     v["results"]
         .as_array()
-        .map(|a| a.iter().filter_map(|r| r["id"].as_i64()).collect())
-        .unwrap_or_default()
+        .unwrap_or_else(|| panic!("no \"results\" in the response: {v}"))
+        .iter()
+        .map(|r| {
+            r["id"]
+                .as_i64()
+                .unwrap_or_else(|| panic!("a result without an id: {r}"))
+        })
+        .collect()
 }
 
 pub fn code(o: &Output) -> i32 {

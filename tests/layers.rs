@@ -97,20 +97,26 @@ fn max_tokens_is_never_exceeded_for_any_budget_from_1_to_2000() {
         r.iter_mut().for_each(|x| x.context = None);
         layers::cost(&e, &r)
     };
-    if with_ctx > no_ctx {
-        let r = RecallRequest {
-            max_tokens: Some(no_ctx),
-            show_weak: false,
-            ..req.clone()
-        };
-        let rep = layers::apply(&e, &r, &mut results, &mut weak).unwrap();
-        assert!(
-            rep.trimmed.iter().all(|t| t.starts_with("context:")),
-            "{:?}",
-            rep.trimmed
-        );
-        assert_eq!(results.len(), full.results.len());
-    }
+    assert!(
+        with_ctx > no_ctx,
+        "at depth 2 the fixture's results carry context ({with_ctx} tokens with it, {no_ctx} without), or the trimming order goes untested"
+    );
+    let r = RecallRequest {
+        max_tokens: Some(no_ctx),
+        show_weak: false,
+        ..req.clone()
+    };
+    let rep = layers::apply(&e, &r, &mut results, &mut weak).unwrap();
+    assert!(
+        !rep.trimmed.is_empty(),
+        "a budget without room for context trims it"
+    );
+    assert!(
+        rep.trimmed.iter().all(|t| t.starts_with("context:")),
+        "{:?}",
+        rep.trimmed
+    );
+    assert_eq!(results.len(), full.results.len());
 }
 
 /// Budgets count word pieces, not the tokenizer file's fixed padding or truncation (the
