@@ -6,6 +6,7 @@ mod agent_cmd;
 mod answer_check_cmd;
 pub mod args;
 mod backup_cmd;
+mod examples;
 mod export_cmd;
 pub(crate) mod forward;
 pub(crate) mod import_cmd;
