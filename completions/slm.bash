@@ -1135,7 +1135,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__eval__subcmd__locomo)
-            opts="-h -V --conversations --audit --k --baseline --markdown --misses --ablate --tune --scale --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --conversations --audit --k --baseline --markdown --misses --ablate --tune --scale --answer-check --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1173,6 +1173,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --answer-check)
+                    COMPREPLY=($(compgen -W "auto local off" -- "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -1189,12 +1193,16 @@ _slm() {
             return 0
             ;;
         slm__subcmd__eval__subcmd__notes)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --answer-check --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --answer-check)
+                    COMPREPLY=($(compgen -W "auto local off" -- "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0

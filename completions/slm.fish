@@ -453,6 +453,9 @@ complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l misses -d 'Write the support check\'s misses here as JSON Lines (answerable questions with evidence in the top 3 that were not supported; adversarial ones that were), with every scored memory\'s signals, for studying the check by kind of question' -r -F
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l tune -d 'Tune channel weight multipliers over a grid such as "semantic=1,2,3;bm25=0.5,1", leave-one-conversation-out: each conversation is scored with the grid point that did best on the others' -r
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l scale -d 'Channel weight multipliers for the main run, on top of the model\'s, such as "semantic=2,bm25=0.5"' -r
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l answer-check -d 'The answer check for this run (answer_check.mode of the temporary stores); with a judge, the report puts the support check alone beside it' -r -f -a "auto\t''
+local\t''
+off\t''"
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -483,6 +486,9 @@ complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from pairs" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from pairs" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from pairs" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from notes" -l answer-check -d 'The answer check for this run (answer_check.mode of the temporary store)' -r -f -a "auto\t''
+local\t''
+off\t''"
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from notes" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"

@@ -39,7 +39,13 @@ fn slow_worker_env() -> Env {
 
 #[test]
 fn the_python_mcp_sdk_drives_slm_mcp() {
-    let env = slow_worker_env();
+    // This test is about the MCP plumbing (the agent view hides related answers). Its related
+    // example ("What did the billing team decide about invoices?" against "The billing team
+    // moved to the fourth floor") is a topic shared, not an answer; EmbeddingGemma's support
+    // check takes it for supported (score 0.625 ≥ 0.50), MiniLM's does not. That miss is
+    // counted in `slm eval notes` (unanswerable-topic) and tracked in issue 13; here the
+    // model is pinned so the plumbing is what is tested.
+    let env = slow_worker_env().with("SLM_MODEL_ID", "all-minilm-l6-v2-int8");
     let _stop = StopWorker(&env);
     slow_worker(&env);
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_client.py");

@@ -355,10 +355,27 @@ fn with_consent_the_judge_sees_the_question_and_the_top_three_only() {
     assert!(check["time_ms"].as_f64().unwrap() >= 0.0);
     assert_eq!(v["answer_confidence"], 1.0);
     assert_eq!(v["calibration_status"], "uncalibrated");
+    // The verdict is one input to the support check: the answering memory's support score
+    // rises by W_JUDGE·(2·1 − 1) − JUDGE_CENTRE = 0.10; results, order, ranking scores and tier
+    // are those of the recall with the check off.
+    let without_support = |r: &[Value]| -> Vec<Value> {
+        r.iter()
+            .map(|x| match x.as_array() {
+                Some(a) => Value::Array(a[..5].to_vec()),
+                None => x.clone(),
+            })
+            .collect()
+    };
+    let judged = ranking(&v);
     assert_eq!(
-        ranking(&v),
-        off,
-        "the verdict changes no result, order or score"
+        without_support(&judged),
+        without_support(&off),
+        "the verdict changes no result, order or ranking score"
+    );
+    let support = |r: &[Value]| r[1][5].as_f64().unwrap();
+    assert!(
+        (support(&judged) - support(&off) - 0.10).abs() < 1e-9,
+        "the judge's yes adds 0.10 to the answering memory's support score: {judged:?} vs {off:?}"
     );
 
     // The request: POST {endpoint}/chat/completions, the key from the variable, the model,

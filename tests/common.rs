@@ -7,6 +7,19 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+/// slm's cache dir as `scripts/setup.sh` fills it (where the models are).
+pub fn cache_dir() -> PathBuf {
+    std::env::var_os("SLM_CACHE_DIR")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("XDG_CACHE_HOME")
+                .filter(|v| !v.is_empty())
+                .map(|x| PathBuf::from(x).join("slm"))
+        })
+        .unwrap_or_else(|| PathBuf::from(std::env::var("HOME").expect("HOME")).join(".cache/slm"))
+}
+
 /// The pinned clock of every test: a Wednesday.
 pub const NOW: &str = "2023-05-10T12:00:00Z";
 

@@ -137,13 +137,31 @@ fn keyword_findable_right_after_remember() {
 }
 
 #[test]
-fn doctor_reports_the_model_and_a_real_384d_embedding() {
+fn doctor_reports_the_default_model_and_a_real_embedding() {
+    // The default is the best installed model: EmbeddingGemma (768-d) after scripts/setup.sh,
+    // MiniLM (384-d) when only it is installed.
     let env = Env::new();
     let d = env.json(&["doctor"]);
     assert_eq!(d["model"]["state"], "loaded", "{d}");
-    assert_eq!(d["probe_embedding"]["dimension"], 384);
+    let installed = |id: &str| {
+        common::cache_dir()
+            .join("models")
+            .join(id)
+            .join("model.onnx")
+            .is_file()
+    };
+    let gemma = installed("embeddinggemma-300m-int8");
+    let want = if gemma { 768 } else { 384 };
+    assert_eq!(d["probe_embedding"]["dimension"], want, "{d}");
     let norm = d["probe_embedding"]["norm"].as_f64().unwrap();
     assert!((norm - 1.0).abs() < 1e-3);
+    // Pinning the other model by id works too.
+    let other = if gemma { ("all-minilm-l6-v2-int8", 384) } else { ("embeddinggemma-300m-int8", 768) };
+    if installed(other.0) {
+        let env = Env::new().with("SLM_MODEL_ID", other.0);
+        let d = env.json(&["doctor"]);
+        assert_eq!(d["probe_embedding"]["dimension"], other.1, "{d}");
+    }
 }
 
 #[test]

@@ -23,15 +23,18 @@ fn channel_score(v: &Value, ch: &str, id: i64) -> Option<f64> {
 #[test]
 fn names_and_codes_are_found_by_bm25_not_by_cosine() {
     let env = Env::new();
-    env.remember("The quarterly planning meeting went well", &[]);
+    let planning = env.remember("The quarterly planning meeting went well", &[]);
     let id = env.remember("Ticket BILL-4471 is blocked on legal review", &[]);
     let v = env.recall("BILL-4471", &["--explain"]);
     assert_eq!(ids(&v).first(), Some(&id), "{v}");
-    assert!(channel_ids(&v, "bm25").contains(&id));
+    // BM25 finds the code first, whatever the model makes of it (MiniLM puts a bare code far
+    // from the memory, cos < 0.60; EmbeddingGemma reads the token and puts it at ~0.63).
+    assert_eq!(channel_ids(&v, "bm25").first(), Some(&id), "{v}");
+    let planning_cos = channel_score(&v, "semantic", planning).unwrap_or(0.0);
     let cos = channel_score(&v, "semantic", id).unwrap_or(0.0);
     assert!(
-        cos < 0.60,
-        "the code alone should not be a semantic match (cos {cos})"
+        cos > planning_cos,
+        "the memory with the code is closer than one without it ({cos} vs {planning_cos})"
     );
 }
 
@@ -438,7 +441,11 @@ fn a_question_about_the_wrong_person_is_not_supported() {
 
 #[test]
 fn related_for_people_empty_for_agents_unless_asked() {
-    let env = Env::new();
+    // The related tier's plumbing, on an example MiniLM reads as related. EmbeddingGemma's
+    // support check takes "The billing team moved to the fourth floor" for an answer to this
+    // question (a topic shared, support score 0.625 ≥ 0.50): a known miss of the default
+    // model, counted by `slm eval notes` (unanswerable-topic) and tracked in issue 13.
+    let env = Env::new().with("SLM_MODEL_ID", "all-minilm-l6-v2-int8");
     env.remember("We chose Postgres for the analytics warehouse", &[]);
     env.remember("The billing team moved to the fourth floor", &[]);
     let q = "What did the billing team decide about invoices?";

@@ -176,7 +176,14 @@ fn status(path: &std::path::Path, style: Style) -> Result<i32> {
     let local = answer_check::local::installed(&crate::paths::Paths::from_env(), &settings);
     let (judge, state, reason): (Option<String>, &str, Option<String>) = match (mode, local) {
         (Mode::Off, _) => (None, "off", None),
-        (Mode::Auto | Mode::Local, Some(name)) => (Some(name), "ready", None),
+        (Mode::Local, Some(name)) => (Some(name), "ready", None),
+        (Mode::Auto, Some(name)) => (
+            None,
+            "off",
+            Some(format!(
+                "auto leaves the local judge ({name}) off: it did not improve the tiers on the dev data; 'slm answer-check local' turns it on"
+            )),
+        ),
         (Mode::Auto, None) => (
             None,
             "off",

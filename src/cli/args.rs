@@ -453,6 +453,9 @@ pub struct EvalNotesArgs {
     /// (default: fixtures/notes-dev.json).
     #[arg(default_value = "fixtures/notes-dev.json")]
     pub file: PathBuf,
+    /// The answer check for this run (answer_check.mode of the temporary store).
+    #[arg(long, value_name = "MODE", value_parser = ["auto", "local", "off"], default_value = "auto")]
+    pub answer_check: String,
 }
 
 #[derive(Debug, Args)]
@@ -497,6 +500,10 @@ pub struct EvalLocomoArgs {
     /// "semantic=2,bm25=0.5".
     #[arg(long, value_name = "SCALE")]
     pub scale: Option<String>,
+    /// The answer check for this run (answer_check.mode of the temporary stores); with a judge,
+    /// the report puts the support check alone beside it.
+    #[arg(long, value_name = "MODE", value_parser = ["auto", "local", "off"], default_value = "auto")]
+    pub answer_check: String,
 }
 
 #[derive(Debug, Args)]

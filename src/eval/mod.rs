@@ -129,6 +129,13 @@ pub fn build_store(convs: &[&Conversation], profile_per_conv: bool) -> Result<Te
     })
 }
 
+/// The answer check's mode for an evaluation store (its `settings.json`).
+pub fn set_answer_check(data_dir: &std::path::Path, mode: &str) -> Result<()> {
+    let body = serde_json::json!({ "answer_check": { "mode": mode } }).to_string();
+    let p = data_dir.join("settings.json");
+    std::fs::write(&p, body).map_err(|e| Error::io(format!("writing {}", p.display()), e))
+}
+
 /// Best support score of a memory passing the word-match and name tests (what the
 /// threshold trade-off moves against).
 fn support_max_of(resp: &crate::recall::RecallResponse) -> f64 {
@@ -225,6 +232,7 @@ fn run_locomo(a: EvalLocomoArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
     let mut threshold_used = crate::recall::tiers::SUPPORTED_AT;
     for conv in &convs {
         let store = build_store(&[conv], false)?;
+        set_answer_check(store.dir.path(), &a.answer_check)?;
         threshold_used = store.engine.support_threshold();
         let now_ms = clock_after(&[conv]);
         let pb = crate::progress::bar(

@@ -90,6 +90,7 @@ pub fn run(a: EvalNotesArgs, style: Style) -> Result<i32> {
         .map_err(|e| Error::io("creating a temporary store", e))?;
     let paths = Paths::at(dir.path(), &Paths::from_env().cache);
     let engine = Engine::open(paths, OpenOptions::model(ModelMode::Load))?;
+    super::set_answer_check(dir.path(), &a.answer_check)?;
     let items: Vec<NewMemory> = dated
         .iter()
         .map(|(at, n)| NewMemory {

@@ -74,6 +74,11 @@ pub struct Report {
     pub quirks: super::locomo::Quirks,
 }
 
+/// Support thresholds the trade-off table shows (0.30 to 0.65 in steps of 0.025).
+pub const TRADEOFF_THRESHOLDS: [f64; 15] = [
+    0.30, 0.325, 0.35, 0.375, 0.40, 0.425, 0.45, 0.475, 0.50, 0.525, 0.55, 0.575, 0.60, 0.625, 0.65,
+];
+
 #[derive(Debug, Clone, Serialize)]
 pub struct TradeoffRow {
     pub supported_at: f64,
@@ -212,7 +217,7 @@ impl Report {
         }
         // Trade-off of the support threshold, on the same runs (support_max per question).
         let mut trade = Vec::new();
-        for t in [0.30, 0.35, 0.40, 0.45, 0.50, 0.55, 0.60, 0.65] {
+        for t in TRADEOFF_THRESHOLDS {
             let top3: Vec<&&QuestionOutcome> = ans
                 .iter()
                 .filter(|q| q.ranked.iter().take(3).any(|id| q.gold.contains(id)))
@@ -333,7 +338,7 @@ impl Report {
         }
         for t in &self.threshold_tradeoff {
             s.push_str(&format!(
-                "| {:.2} | {:.3} | {:.3} |",
+                "| {:.3} | {:.3} | {:.3} |",
                 t.supported_at, t.answerable_top3_supported, t.adversarial_not_supported
             ));
             if let Some((a, b)) = t.unjudged {

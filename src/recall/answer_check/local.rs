@@ -145,6 +145,15 @@ impl Judge for EmbeddingJudge {
         format!("local:{}", self.embedder.id())
     }
 
+    /// Opt-in (`answer_check.mode = local`): measured on the LoCoMo dev split it moved the
+    /// support check's trade-off curve along itself, not past it (judged at the support
+    /// threshold + `JUDGE_CENTRE` 0.906 / 0.555 against 0.908 / 0.566 unjudged), while costing
+    /// one more query embedding and the top memories' sentences per recall. On the notes set
+    /// it helps paraphrases a little (README, "The answer check").
+    fn used_by_auto(&self) -> bool {
+        false
+    }
+
     fn judge(&self, query: &str, evidence: &[Evidence], deadline: Instant) -> JudgeOutcome {
         let scores = match self.score(query, evidence) {
             Ok(s) => s,

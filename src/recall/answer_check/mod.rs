@@ -125,6 +125,11 @@ pub trait Judge: Send + Sync {
     /// `hosted:MODEL`, `local:…`, as reported in `answer_check.judge`.
     fn name(&self) -> String;
     fn judge(&self, query: &str, evidence: &[Evidence], deadline: Instant) -> JudgeOutcome;
+    /// Whether `auto` may use this local judge. A judge that did not improve the tiers on the
+    /// dev data runs only when asked for by name (`mode = local`).
+    fn used_by_auto(&self) -> bool {
+        true
+    }
 }
 
 /// A judge that was asked for but cannot run: every call is `unavailable` with the same
@@ -424,7 +429,7 @@ pub fn resolve(
     let (mode, _) = mode_and_budget(s)?;
     Ok(match mode {
         Mode::Off => None,
-        Mode::Auto => local,
+        Mode::Auto => local.filter(|j| j.used_by_auto()),
         Mode::Local => {
             Some(local.unwrap_or_else(|| Arc::new(Unavailable::new("local", NO_LOCAL_JUDGE))))
         }
