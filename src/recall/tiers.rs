@@ -127,11 +127,17 @@ const TIME_WORDS: &[&str] = &[
     "weekend",
 ];
 /// Weight of the answer check in the support score: a memory the judge was shown gets
-/// `W_JUDGE·(2p − 1)` for its confidence p that the memory answers (up for a yes, down for
+/// `W_JUDGE·(2p − 1) − JUDGE_CENTRE` for its confidence p that the memory answers (up for a yes, down for
 /// a no). Measured with `slm eval notes` (fixtures/notes-dev.json, EmbeddingGemma's judge at
 /// `answer_at` 0.50): 0 / 0.2 / 0.3 gave answerable supported-first 0.640 / 0.653 / 0.653,
 /// unanswerable not supported 0.400 / 0.480 / 0.480; LoCoMo figures in the README.
 pub const W_JUDGE: f64 = 0.20;
+/// Subtracted from the judge's term so a recall it judged meets the same bar as one it did
+/// not (a skipped check changes only the verdict, never the threshold): on the LoCoMo dev
+/// split the judged support scores ran about this much above the unjudged ones (judged at
+/// 0.60: answerable-top-3 supported 0.906, adversarial not supported 0.555; unjudged at 0.50:
+/// 0.908 / 0.566).
+pub const JUDGE_CENTRE: f64 = 0.10;
 /// A memory the judge is at least this confident answers passes the word-match test by
 /// meaning, whatever words it shares: a paraphrase ("what CI are we moving to" → "migrate
 /// CI from Jenkins to GitHub Actions"). At 0.5 it let topic-sharing questions through
@@ -715,7 +721,7 @@ fn score_one(
         score += W_TIME * c.channel_score(Channel::Temporal).unwrap_or(0.0);
     }
     if let Some(p) = judge {
-        score += W_JUDGE * (2.0 * p - 1.0);
+        score += W_JUDGE * (2.0 * p - 1.0) - JUDGE_CENTRE;
     }
     // The word-match test: a question with no question word is only answered by a memory
     // carrying its words; a question needs its rare words carried, or a memory that matches
