@@ -99,7 +99,9 @@ pub(crate) const ORT_SPINNING: bool = false;
 /// and truncation its tokenizer.json may carry (Fixed 128 for all-MiniLM-L6-v2), which
 /// would make every text count as exactly 128 tokens and undercount long ones.
 pub fn counting_tokenizer(tokenizer_json: &[u8]) -> Option<tokenizers::Tokenizer> {
-    let mut t = tokenizers::Tokenizer::from_bytes(tokenizer_json).ok()?;
+    // The direct reader (`embed::tokenizer`): EmbeddingGemma's tokenizer through the generic
+    // one took about a second on every cold-path recall that counts tokens.
+    let mut t = super::tokenizer::from_bytes(tokenizer_json).ok()?;
     t.with_padding(None);
     t.with_truncation(None).ok()?;
     Some(t)
