@@ -185,9 +185,13 @@ impl Error {
         }
     }
 
+    /// Asking again may succeed, and nothing was changed by this attempt: a busy answer, or
+    /// SQLite giving up on another writer's lock (a write transaction that could not begin
+    /// wrote nothing; its hint already says "try again").
     pub fn retryable(&self) -> bool {
         match self {
             Error::Remote(r) => r.retryable,
+            Error::Store(e) => is_busy(e),
             e => matches!(e, Error::Busy { .. }),
         }
     }

@@ -115,10 +115,21 @@ impl Env {
     }
 
     /// Save a memory and return its id.
+    /// A write SQLite refused because another writer held the lock past its wait says
+    /// `retryable: true` (nothing was written); like a careful script, ask again, at most
+    /// three times. A transfer test once met it right after a backup (not understood yet).
     pub fn remember(&self, text: &str, extra: &[&str]) -> i64 {
         let mut a = vec!["remember", text];
         a.extend_from_slice(extra);
-        let v = self.json(&a);
+        let mut v = self.json(&a);
+        for _ in 0..3 {
+            if v["error"]["retryable"] != true {
+                break;
+            }
+            eprintln!("remember was told to retry: {v}");
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            v = self.json(&a);
+        }
         v["id"].as_i64().unwrap_or_else(|| panic!("no id in {v}"))
     }
 
