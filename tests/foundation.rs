@@ -156,7 +156,11 @@ fn doctor_reports_the_default_model_and_a_real_embedding() {
     let norm = d["probe_embedding"]["norm"].as_f64().unwrap();
     assert!((norm - 1.0).abs() < 1e-3);
     // Pinning the other model by id works too.
-    let other = if gemma { ("all-minilm-l6-v2-int8", 384) } else { ("embeddinggemma-300m-int8", 768) };
+    let other = if gemma {
+        ("all-minilm-l6-v2-int8", 384)
+    } else {
+        ("embeddinggemma-300m-int8", 768)
+    };
     if installed(other.0) {
         let env = Env::new().with("SLM_MODEL_ID", other.0);
         let d = env.json(&["doctor"]);

@@ -776,7 +776,10 @@ fn slow_connections_do_not_starve_status_or_questions() {
             );
         }
         let _ = slow.wait();
-        assert_eq!(reports, procs, "{procs}x{per}: every client process reports once");
+        assert_eq!(
+            reports, procs,
+            "{procs}x{per}: every client process reports once"
+        );
         assert_eq!(
             still_open, 0,
             "{procs}x{per}: slow connections outlived the deadline"

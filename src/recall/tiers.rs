@@ -145,7 +145,6 @@ pub const JUDGE_CENTRE: f64 = 0.10;
 /// not supported 0.566 → 0.503 at the same threshold); 0.8 keeps the paraphrases it gains.
 pub const JUDGE_WORDS_AT: f64 = 0.8;
 
-
 /// The judge's confidence that memory `id` answers, when it judged it.
 fn judge_confidence(ctx: &Context<'_>, id: i64) -> Option<f64> {
     let v = ctx.answer_check?.verdict.as_ref()?;

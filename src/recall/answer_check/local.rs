@@ -196,8 +196,8 @@ pub fn sentences(text: &str) -> Vec<String> {
             continue;
         }
         cur.push(ch);
-        let ends = matches!(ch, '.' | '!' | '?')
-            && chars.get(i + 1).is_none_or(|n| n.is_whitespace());
+        let ends =
+            matches!(ch, '.' | '!' | '?') && chars.get(i + 1).is_none_or(|n| n.is_whitespace());
         if ends {
             push(&mut raw, &mut cur);
         }
@@ -240,7 +240,8 @@ mod tests {
 
     #[test]
     fn short_fragments_join_the_next_sentence() {
-        let s = sentences("Yes! We moved CI to GitHub Actions last week. It is faster now, honestly.");
+        let s =
+            sentences("Yes! We moved CI to GitHub Actions last week. It is faster now, honestly.");
         assert_eq!(
             s,
             vec![
@@ -307,8 +308,9 @@ mod tests {
             },
             Evidence {
                 id: 9,
-                text: "We dropped Redis last spring. Sessions now live in Postgres unlogged tables."
-                    .into(),
+                text:
+                    "We dropped Redis last spring. Sessions now live in Postgres unlogged tables."
+                        .into(),
                 vector: None,
             },
         ];
