@@ -32,6 +32,7 @@
 //! no memory at all, or a shape like the nonsense lists (keyboard runs, repeated tokens, bare
 //! hashes, no content words).
 
+use super::answer_check::support;
 use super::channels::Channel;
 use super::classify::Classified;
 use super::fusion::Candidate;
@@ -126,41 +127,6 @@ const TIME_WORDS: &[&str] = &[
     "year",
     "weekend",
 ];
-/// Weight of the answer check in the support score: a memory the judge was shown gets
-/// `W_JUDGE·(2p − 1) − JUDGE_CENTRE` for its confidence p that the memory answers (up for a yes, down for
-/// a no). Measured with `slm eval notes` (fixtures/notes-dev.json, EmbeddingGemma's judge at
-/// `answer_at` 0.50): 0 / 0.2 / 0.3 gave answerable supported-first 0.640 / 0.653 / 0.653,
-/// unanswerable not supported 0.400 / 0.480 / 0.480; LoCoMo figures in the README.
-pub const W_JUDGE: f64 = 0.20;
-/// Subtracted from the judge's term so a recall it judged meets the same bar as one it did
-/// not (a skipped check changes only the verdict, never the threshold): on the LoCoMo dev
-/// split the judged support scores ran about this much above the unjudged ones (judged at
-/// 0.60: answerable-top-3 supported 0.906, adversarial not supported 0.555; unjudged at 0.50:
-/// 0.908 / 0.566).
-pub const JUDGE_CENTRE: f64 = 0.10;
-/// A memory the judge is at least this confident answers passes the word-match test by
-/// meaning, whatever words it shares: a paraphrase ("what CI are we moving to" → "migrate
-/// CI from Jenkins to GitHub Actions"). At 0.5 it let topic-sharing questions through
-/// (notes-dev unanswerable not supported 0.480 → 0.400 with W_JUDGE 0; LoCoMo adversarial
-/// not supported 0.566 → 0.503 at the same threshold); 0.8 keeps the paraphrases it gains.
-pub const JUDGE_WORDS_AT: f64 = 0.8;
-
-/// The judge's confidence that memory `id` answers, when it judged it.
-fn judge_confidence(ctx: &Context<'_>, id: i64) -> Option<f64> {
-    let v = ctx.answer_check?.verdict.as_ref()?;
-    if !v.per_memory.is_empty() {
-        return v.per_memory.iter().find(|(m, _)| *m == id).map(|(_, p)| *p);
-    }
-    // A judge that names one memory: yes for it, the verdict's no for every memory shown.
-    if v.memory_id == Some(id) {
-        Some(v.confidence)
-    } else if !v.answers && ctx.answer_check?.input.contains(&id) {
-        Some(v.confidence)
-    } else {
-        None
-    }
-}
-
 /// Weight of the temporal score in the support score for questions that name a time.
 pub const W_TIME: f64 = 0.30;
 
@@ -705,7 +671,7 @@ fn score_one(
         .max(q_base);
     let lift = cosine.map(|cs| cs - baseline).unwrap_or(0.0);
     let entity = c.entity_score > 0.0;
-    let judge = judge_confidence(ctx, c.id);
+    let judge = ctx.answer_check.and_then(|a| a.confidence_for(c.id));
     let rerank = c.rerank_score.map(|r| 1.0 / (1.0 + (-(r as f64)).exp()));
     // The cosine is the whole memory's; only its answering statements speak to the question,
     // so the lift counts in proportion ("Cool! What did it look like?" answers little).
@@ -720,7 +686,7 @@ fn score_one(
         score += W_TIME * c.channel_score(Channel::Temporal).unwrap_or(0.0);
     }
     if let Some(p) = judge {
-        score += W_JUDGE * (2.0 * p - 1.0) - JUDGE_CENTRE;
+        score += support::term(p);
     }
     // The word-match test: a question with no question word is only answered by a memory
     // carrying its words; a question needs its rare words carried, or a memory that matches
@@ -735,7 +701,7 @@ fn score_one(
             rare_all
                 || (strong_meaning && coverage >= MEANING_NEEDS_WORDS)
                 || coverage > WORDS_ENOUGH
-                || judge.is_some_and(|p| p >= JUDGE_WORDS_AT)
+                || judge.is_some_and(|p| p >= support::JUDGE_WORDS_AT)
         };
     // A question about a named person is answered only by a memory that speaks as, to or
     // about that person: "What did Melanie realise…" is not answered by what Caroline said,
