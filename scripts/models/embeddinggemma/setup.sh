@@ -51,7 +51,7 @@ write_manifest() {
   "similarity_floor_measured": "slm eval pairs (fixtures/similarity-pairs.tsv): answers min 0.209 / p10 0.303 / median 0.440, unrelated median 0.116 / max 0.366; at 0.40 60% of answers and 0 of 870 unrelated pairings pass (MiniLM's 0.60 passes 7% of its answers, 0 unrelated)",
   "answer_prompt": "task: question answering | query: ",
   "answer_at": 0.50,
-  "answer_at_measured": "slm eval locomo (dev) with the answer check on: support trade-off at the support threshold 0.50 answerable-top-3 supported / adversarial not supported 0.937 / 0.434 with answer_at 0.40, 0.924 / 0.503 with 0.50; slm eval notes (fixtures/notes-dev.json) 0.50: supported-first 0.653, unanswerable not supported 0.480 (judge off: 0.613 / 0.440)",
+  "answer_at_measured": "slm eval locomo (dev) with the answer check on (support weight 0.2, word route at 0.5, uncentred): support trade-off at the support threshold 0.50 answerable-top-3 supported / adversarial not supported 0.937 / 0.434 with answer_at 0.40, 0.924 / 0.503 with 0.50; slm eval notes --answer-check local vs off (fixtures/notes-dev.json, the shipped support weights): supported-first 0.640 vs 0.613, unanswerable not supported 0.520 vs 0.440",
   "query_prefix": "task: search result | query: ",
   "document_prefix": "title: none | text: ",
   "license": "Gemma Terms of Use (https://ai.google.dev/gemma/terms)",
