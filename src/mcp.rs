@@ -323,6 +323,16 @@ pub fn tools() -> Vec<Value> {
             }, "required": ["ids"], "additionalProperties": false },
         }),
         json!({
+            "name": "feedback",
+            "title": "Say which result helped",
+            "description": "After recall or search: tell slm whether one of its results helped (helpful=true) or not (false), naming the response's recall_id and the result's id. It is kept in the user's store for this profile only and is used only if the user turned learned ranking on (SLM_RANKING); it never hides a memory.",
+            "inputSchema": { "type": "object", "properties": {
+                "recall_id": { "type": "string", "description": "recall_id of the recall or search response." },
+                "memory_id": { "type": "integer", "description": "The id of the result the mark is about." },
+                "helpful": { "type": "boolean", "description": "true: it helped answer; false: it did not." }
+            }, "required": ["recall_id", "memory_id", "helpful"], "additionalProperties": false },
+        }),
+        json!({
             "name": "remember",
             "title": "Remember",
             "description": "Save a memory (a decision, fact or note worth keeping). It is durable when this returns, and findable at once. The same idempotency_key stores it once.",

@@ -79,6 +79,22 @@ pub enum Op {
         file: NotesFile,
         dry_run: bool,
     },
+    /// A mark on one memory of one recall, for the learned ranking modes.
+    Feedback {
+        profile: String,
+        recall_id: String,
+        memory_id: i64,
+        label: crate::recall::ranking_mode::learn::Label,
+    },
+    /// The marks on record (one profile, or every profile).
+    FeedbackList {
+        profile: Option<String>,
+        limit: usize,
+    },
+    /// Remove marks, logged recalls and learned models (one profile, or every profile).
+    FeedbackForget {
+        profile: Option<String>,
+    },
 }
 
 impl Op {
@@ -98,6 +114,7 @@ impl Op {
                 "import"
             }
             Op::ExportPage { .. } => "export",
+            Op::Feedback { .. } | Op::FeedbackList { .. } | Op::FeedbackForget { .. } => "feedback",
         }
     }
 
@@ -111,6 +128,8 @@ impl Op {
                 | Op::RememberBatch { .. }
                 | Op::SupersedeKeys { .. }
                 | Op::ImportNotes { .. }
+                | Op::Feedback { .. }
+                | Op::FeedbackForget { .. }
         )
     }
 
@@ -200,12 +219,14 @@ pub fn execute(engine: &Arc<Engine>, req: &Request) -> Result<Reply> {
         Op::Show { id, profile } => {
             check_profile(engine, *id, profile)?;
             let m = engine.get(*id)?.ok_or(Error::NotFound(*id))?;
+            implicit_feedback(engine, profile, *id);
             let human = style.map(|s| crate::cli::read::render_show(&m, s));
             Ok(Reply::new(op, json!({ "memory": m }), human))
         }
         Op::Expand { id, filters } => {
             check_profile(engine, *id, &filters.profile)?;
             let m = engine.get(*id)?.ok_or(Error::NotFound(*id))?;
+            implicit_feedback(engine, &filters.profile, *id);
             let ctx = crate::recall::layers::context_for(engine, *id, filters)?;
             let human = style.map(|s| crate::cli::recall_cmd::render_expand(&m, &ctx, s));
             Ok(Reply::new(
@@ -236,7 +257,51 @@ pub fn execute(engine: &Arc<Engine>, req: &Request) -> Result<Reply> {
             let r = crate::transfer::notes::import_file(engine, file, *dry_run)?;
             Ok(Reply::new(op, json!(r), None))
         }
+        Op::Feedback {
+            profile,
+            recall_id,
+            memory_id,
+            label,
+        } => {
+            let r = engine.feedback(profile, recall_id, *memory_id, *label)?;
+            let human = style.map(|_| r.human());
+            Ok(Reply::new(op, json!(r), human))
+        }
+        Op::FeedbackList { profile, limit } => {
+            let rows = engine.feedback_list(profile.as_deref(), *limit)?;
+            let human = style.map(|s| crate::engine::feedback_human_list(&rows, s));
+            Ok(Reply::new(op, json!({ "feedback": rows }), human))
+        }
+        Op::FeedbackForget { profile } => {
+            let c = engine.feedback_forget(profile.as_deref())?;
+            let whose = match profile {
+                Some(p) => format!("profile {p:?}"),
+                None => "every profile".to_string(),
+            };
+            let human = style.map(|_| {
+                format!(
+                    "forgot {} feedback mark{}, {} logged recall{} and {} learned model{} of {whose}; its recalls use the fused order again",
+                    c.feedback,
+                    if c.feedback == 1 { "" } else { "s" },
+                    c.recalls,
+                    if c.recalls == 1 { "" } else { "s" },
+                    c.models,
+                    if c.models == 1 { "" } else { "s" },
+                )
+            });
+            Ok(Reply::new(
+                op,
+                json!({ "forgotten": c, "profile": profile }),
+                human,
+            ))
+        }
     }
+}
+
+/// A show or expand soon after a recall that listed the memory is a weak positive for the
+/// learned ranking modes. Never fails the read: a mark that cannot be written is skipped.
+fn implicit_feedback(engine: &Engine, profile: &str, id: i64) {
+    let _ = engine.implicit_feedback(profile, id);
 }
 
 /// A memory of another profile is "not found" for this one (no existence leak).

@@ -13,11 +13,14 @@ use crate::memory::{NewMemory, Source};
 use crate::paths::Paths;
 use crate::recall::View;
 use crate::recall::filters::Filters;
+use crate::recall::ranking_mode::learn::Label;
 use crate::service::{Op, Request};
 use crate::session::{SessionMode, SessionRequest};
 use crate::worker::client::{self, Mode};
 use crate::{Error, Result};
-use params::{ExpandParams, FetchParams, RecallParams, RememberParams, SessionInitParams};
+use params::{
+    ExpandParams, FeedbackParams, FetchParams, RecallParams, RememberParams, SessionInitParams,
+};
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -136,6 +139,26 @@ impl Front {
                     }
                 }
                 Ok(json!({ "memories": memories, "not_found": missing }))
+            }
+            "feedback" => {
+                let p: FeedbackParams = params::parse(name, args)?;
+                let (Some(recall_id), Some(memory_id), Some(helpful)) =
+                    (p.recall_id, p.memory_id, p.helpful)
+                else {
+                    return Err(Error::Usage(
+                        "feedback needs recall_id, memory_id and helpful".into(),
+                    ));
+                };
+                let label = if helpful.0 { Label::Good } else { Label::Bad };
+                self.run(
+                    Op::Feedback {
+                        profile: self.profile.clone(),
+                        recall_id,
+                        memory_id: memory_id.0,
+                        label,
+                    },
+                    None,
+                )
             }
             "remember" => {
                 let p: RememberParams = params::parse(name, args)?;

@@ -100,6 +100,14 @@ pub struct FetchParams {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
+pub struct FeedbackParams {
+    pub recall_id: Option<String>,
+    pub memory_id: Option<Int>,
+    pub helpful: Option<Flag>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RememberParams {
     pub content: Option<String>,
     pub kind: Option<String>,

@@ -45,8 +45,8 @@ pub struct GlobalArgs {
 pub use crate::output::ColorChoice;
 
 use super::examples::{
-    HOOK_RECALL_EXAMPLES, IMPORT_EXAMPLES, RECALL_EXAMPLES, REMEMBER_EXAMPLES, SERVE_EXAMPLES,
-    SESSION_CONTEXT_EXAMPLES,
+    FEEDBACK_EXAMPLES, HOOK_RECALL_EXAMPLES, IMPORT_EXAMPLES, RECALL_EXAMPLES, REMEMBER_EXAMPLES,
+    SERVE_EXAMPLES, SESSION_CONTEXT_EXAMPLES,
 };
 
 #[derive(Debug, Subcommand)]
@@ -81,6 +81,10 @@ pub enum Command {
     Delete(DeleteArgs),
     /// Delete the memories matching a query or filter (asks first unless -y).
     Forget(ForgetArgs),
+    /// Say which memory of a recall helped (or did not), for the learned ranking modes
+    /// (SLM_RANKING, off unless set); list or forget the marks on record.
+    #[command(after_help = FEEDBACK_EXAMPLES)]
+    Feedback(FeedbackArgs),
     /// The block of memory text an agent gets at session start (held to a token budget).
     #[command(after_help = SESSION_CONTEXT_EXAMPLES)]
     SessionContext(SessionContextArgs),
@@ -378,6 +382,31 @@ pub struct ListArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct FeedbackArgs {
+    /// The recall_id of a recall (`slm recall --json` prints it).
+    #[arg(required_unless_present_any = ["list", "forget"], conflicts_with_all = ["list", "forget"])]
+    pub recall_id: Option<String>,
+    /// The memory of that recall the mark is about.
+    #[arg(requires = "recall_id")]
+    pub memory_id: Option<i64>,
+    /// Whether it helped.
+    #[arg(value_parser = ["good", "bad"], requires = "memory_id")]
+    pub verdict: Option<String>,
+    /// List the marks on record, newest first.
+    #[arg(long, conflicts_with = "forget")]
+    pub list: bool,
+    /// Remove the marks, the logged recalls and the learned models of this profile.
+    #[arg(long)]
+    pub forget: bool,
+    /// With --list or --forget: every profile, not only the current one.
+    #[arg(long)]
+    pub all_profiles: bool,
+    /// With --list: at most this many marks.
+    #[arg(long, default_value_t = 50)]
+    pub limit: usize,
+}
+
+#[derive(Debug, Args)]
 pub struct ShowArgs {
     pub id: i64,
 }
@@ -504,6 +533,11 @@ pub struct EvalLocomoArgs {
     /// the report puts the support check alone beside it.
     #[arg(long, value_name = "MODE", value_parser = ["auto", "local", "off"], default_value = "auto")]
     pub answer_check: String,
+    /// Also measure learned ranking modes (v1, v2, v2-ensemble or all) with simulated
+    /// feedback: per conversation, gold evidence of half the questions trains, the other
+    /// half is scored against off.
+    #[arg(long, value_delimiter = ',', value_name = "MODES")]
+    pub ranking: Vec<String>,
 }
 
 #[derive(Debug, Args)]

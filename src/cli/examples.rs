@@ -56,3 +56,13 @@ Examples:
     echo '{\"prompt\": \"how do we deploy?\"}' | slm hook recall
   Within one second, into a commit message template:
     slm hook recall --budget-s 1 \"decisions about src/store\" | sed 's/^/# /'";
+
+pub(super) const FEEDBACK_EXAMPLES: &str = "\
+Examples:
+  Say which result of a recall helped (the id is recall_id in `slm recall --json`):
+    slm feedback r3f9a0c1d2e4b5a69 42 good
+  Use what was learned for one question (off unless asked):
+    SLM_RANKING=v2 slm recall \"which database did we choose?\"
+  See the marks on record, then remove them (the order is the fused one again):
+    slm feedback --list
+    slm feedback --forget";

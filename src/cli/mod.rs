@@ -8,6 +8,7 @@ pub mod args;
 mod backup_cmd;
 mod examples;
 mod export_cmd;
+mod feedback_cmd;
 pub(crate) mod forward;
 pub(crate) mod import_cmd;
 pub(crate) mod read;
@@ -75,6 +76,7 @@ fn command_name(c: &Command) -> &'static str {
         Command::Update(_) => "update",
         Command::Delete(_) => "delete",
         Command::Forget(_) => "forget",
+        Command::Feedback(_) => "feedback",
         Command::SessionContext(_) => "session-context",
         Command::Hook(_) => "hook",
         Command::Worker(_) => "worker",
@@ -103,6 +105,7 @@ fn dispatch(cli: Cli, style: Style) -> Result<i32> {
         Command::Update(a) => write::update(a, &g, style),
         Command::Delete(a) => write::delete(a, &g, style),
         Command::Forget(a) => write::forget(a, &g, style),
+        Command::Feedback(a) => feedback_cmd::feedback(a, &g, style),
         Command::List(a) => read::list(a, &g, style),
         Command::Show(a) => read::show(a, &g, style),
         Command::SessionContext(a) => agent_cmd::session_context(a, &g, style),

@@ -75,6 +75,7 @@ pub fn resolve(a: &RecallArgs, g: &GlobalArgs) -> Result<RecallRequest> {
         budget_s: a.budget_s,
         keyword_only: false,
         warming_estimate_ms: None,
+        ranking: crate::recall::ranking_mode::Mode::from_env()?,
     })
 }
 
@@ -162,6 +163,13 @@ pub(crate) fn render(resp: &RecallResponse, style: Style, explain: bool) -> Stri
             resp.layers.trimmed.join(", ")
         )));
     }
+    if resp.ranking_mode.requested != "off" || explain {
+        // Whoever uses a learned mode (or reads the trace) can mark what helped.
+        s.push_str(&style.dim(&format!(
+            "recall {} (slm feedback {} MEMORY_ID good|bad)\n",
+            resp.recall_id, resp.recall_id
+        )));
+    }
     if explain {
         if let Some(e) = &resp.explain {
             s.push_str(&explain_text(resp, e));
@@ -243,6 +251,31 @@ fn explain_text(resp: &RecallResponse, e: &crate::recall::Explain) -> String {
             s.push_str(&format!(" ({r})"));
         }
         s.push('\n');
+    }
+    s.push_str(&format!(
+        "ranking mode: {}{}\n",
+        resp.ranking_mode.requested,
+        if resp.ranking_mode.applied {
+            " (applied)"
+        } else {
+            ""
+        }
+    ));
+    for a in e.ranking.iter().take(10) {
+        let mut how = Vec::new();
+        if let Some(f) = a.v1_factor {
+            how.push(format!("v1 ×{f:.3}"));
+        }
+        if let Some(d) = a.v2_delta {
+            how.push(format!("v2 {d:+.3}"));
+        }
+        s.push_str(&format!(
+            "  #{:<6} fused {:>2} → {:>2}  {}\n",
+            a.id,
+            a.fused_position,
+            a.final_position,
+            how.join(", ")
+        ));
     }
     s.push_str(&format!(
         "final order: {:?}\nreranker: {:?}; timing ms: {}\n",

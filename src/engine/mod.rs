@@ -22,9 +22,11 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 
 mod after_commit;
+mod feedback;
 mod open_index;
 mod transfer;
 use after_commit::injected_after_commit_failure;
+pub use feedback::{FeedbackReport, IMPLICIT_WINDOW_MS, feedback_human_list};
 use open_index::open_bm25;
 pub use transfer::{KeyLink, LinkReport};
 
@@ -129,6 +131,9 @@ pub struct Engine {
     counting_tokenizer: std::sync::OnceLock<Option<tokenizers::Tokenizer>>,
     /// The store's identity; both indexes are stamped with it.
     store_id: String,
+    /// The last recalls answered here, for feedback (see `feedback.rs`).
+    recent_recalls:
+        Mutex<std::collections::VecDeque<Arc<crate::recall::ranking_mode::log::LoggedRecall>>>,
 }
 
 impl Engine {
@@ -210,6 +215,7 @@ impl Engine {
             seen_seq: std::sync::atomic::AtomicI64::new(seen),
             store_id,
             counting_tokenizer: std::sync::OnceLock::new(),
+            recent_recalls: Default::default(),
         };
         if let Some(e) = &engine.embedder {
             // The local answer check runs on the embedding model when it has the prompt.
@@ -975,5 +981,13 @@ impl Engine {
             self.save_vectors_if_due(true)?;
         }
         Ok((n, embedded))
+    }
+}
+
+/// Recent recalls reach the store when the engine goes (the cold path's process ends, the
+/// worker stops), so feedback still finds them.
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = self.flush_recall_log();
     }
 }

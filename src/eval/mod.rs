@@ -13,6 +13,7 @@
 pub mod locomo;
 pub mod notes;
 pub mod pairs;
+pub mod ranking;
 pub mod report;
 pub mod variants;
 
@@ -179,6 +180,7 @@ pub fn request(query: &str, now_ms: i64, limit: usize, explain: bool) -> RecallR
         budget_s: None,
         keyword_only: false,
         warming_estimate_ms: None,
+        ranking: crate::recall::ranking_mode::Mode::Off,
     }
 }
 
@@ -226,6 +228,8 @@ fn run_locomo(a: EvalLocomoArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
         Some(spec) => variants::grid(spec, &variants[0].scale)?,
         None => Vec::new(),
     };
+    let ranking_modes = ranking::parse_modes(&a.ranking)?;
+    let mut ranking_runs = ranking::Runs::default();
     let grid_from = variants.len();
     variants.extend(grid);
     let mut per_variant: Vec<Vec<QuestionOutcome>> = vec![Vec::new(); variants.len()];
@@ -332,6 +336,16 @@ fn run_locomo(a: EvalLocomoArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
         }
         crate::recall::classify::set_eval_scale(None);
         pb.finish_and_clear();
+        if !ranking_modes.is_empty() {
+            ranking::conversation(
+                &store,
+                conv,
+                now_ms,
+                &ranking_modes,
+                kmax,
+                &mut ranking_runs,
+            )?;
+        }
     }
     let outcomes = std::mem::take(&mut per_variant[0]);
     let mut rep = report::Report::build(
@@ -365,6 +379,14 @@ fn run_locomo(a: EvalLocomoArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
         extra.insert(
             "tune".into(),
             serde_json::to_value(&loco).unwrap_or_default(),
+        );
+    }
+    if !ranking_modes.is_empty() {
+        let t = ranking::table(&ranking_runs, &ranking_modes);
+        md.push_str(&t.markdown());
+        extra.insert(
+            "ranking".into(),
+            serde_json::to_value(&t).unwrap_or_default(),
         );
     }
     if let Some(p) = &a.markdown {

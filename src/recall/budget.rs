@@ -120,6 +120,7 @@ fn out_of_time(req: &RecallRequest) -> RecallResponse {
         &Default::default(),
     );
     RecallResponse {
+        recall_id: super::ranking_mode::log::new_recall_id(req.now_ms),
         query: req.query.clone(),
         tier: super::tiers::AnswerTier::Related,
         note: Some(NOTE_OUT_OF_TIME.to_string()),
@@ -130,11 +131,10 @@ fn out_of_time(req: &RecallRequest) -> RecallResponse {
         channel_weights: q.weights,
         channel_status: Default::default(),
         reranker_status: super::rerank::RerankerStatus::NotConfigured,
-        ranking_mode: super::ranking_mode::RankingMode {
-            requested: "off".into(),
-            applied: false,
-            note: None,
-        },
+        ranking_mode: super::ranking_mode::RankingMode::skipped(
+            req.ranking,
+            "the time budget ran out",
+        ),
         answer_check_status: super::answer_check::AnswerCheckStatus::Off,
         answer_check: None,
         support_gate: req.support_gate,

@@ -83,6 +83,9 @@ pub struct RecallRequest {
     /// from the worker's own last measured load, for the warming note.
     #[serde(default)]
     pub warming_estimate_ms: Option<u64>,
+    /// The learned ranking mode asked for (`SLM_RANKING` of the caller); off by default.
+    #[serde(default)]
+    pub ranking: ranking_mode::Mode,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -111,6 +114,8 @@ pub struct ScoredResult {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct RecallResponse {
+    /// Names this answer for `slm feedback RECALL_ID MEMORY_ID good|bad`.
+    pub recall_id: String,
     pub query: String,
     pub tier: tiers::AnswerTier,
     pub note: Option<String>,
@@ -155,6 +160,9 @@ pub struct Explain {
     pub support: Vec<tiers::SupportSignals>,
     /// The answer check: the ids shown to the judge, its verdict, its time, why not.
     pub answer_check: Option<answer_check::AnswerCheckExplain>,
+    /// The ranking mode: each memory's fused position, learned adjustment, final position.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ranking: Vec<ranking_mode::Adjustment>,
     pub gibberish: Option<&'static str>,
     pub final_order: Vec<i64>,
 }
@@ -210,7 +218,6 @@ pub fn run_unjudged(engine: &Engine, req: &RecallRequest) -> Result<RecallRespon
 
 fn run_stages(engine: &Engine, req: &RecallRequest, judged: bool) -> Result<RecallResponse> {
     validate_query(&req.query)?;
-    let mode = ranking_mode::resolve()?;
     let total = Instant::now();
     let mut timing = BTreeMap::new();
 
@@ -287,8 +294,31 @@ fn run_stages(engine: &Engine, req: &RecallRequest, judged: bool) -> Result<Reca
     });
     timing.insert("rerank".to_string(), ms(t));
 
-    // 7. ranking mode: off, or a note that the requested mode is not built
+    // 7. ranking mode: off unless asked for and the profile's feedback suffices
+    let t = Instant::now();
+    let feats: Vec<Vec<f32>> = engine.with_meta(|m| {
+        kept.iter()
+            .map(|c| ranking_mode::features::of(c, m.get(&c.id), req.now_ms))
+            .collect()
+    })?;
+    let before: Vec<(f64, [u32; 5])> = kept
+        .iter()
+        .map(|c| (c.score, ranking_mode::features::channel_ranks(c)))
+        .collect();
+    let learned = match req.ranking {
+        ranking_mode::Mode::Off => None,
+        _ => Some(engine.ranking_learned(&req.filters.profile)?),
+    };
+    let ranked = ranking_mode::apply(
+        req.ranking,
+        learned.as_ref(),
+        q.class,
+        &q.weights,
+        &mut kept,
+        &feats,
+    );
     let ranked_ids: Vec<i64> = kept.iter().map(|c| c.id).collect();
+    timing.insert("ranking_mode".to_string(), ms(t));
 
     // 8. answer check: a judge of the top three; it adds fields and changes no result
     let t = Instant::now();
@@ -372,6 +402,7 @@ fn run_stages(engine: &Engine, req: &RecallRequest, judged: bool) -> Result<Reca
         }
         (_, n) => n,
     };
+    let mode = ranked.report;
     let mut notes = note;
     if let Some(n) = &mode.note {
         notes = Some(match notes {
@@ -391,10 +422,37 @@ fn run_stages(engine: &Engine, req: &RecallRequest, judged: bool) -> Result<Reca
         floor: verdicts.into_iter().take(60).collect(),
         support: decision.signals.clone(),
         answer_check: Some(check.explain()),
+        ranking: ranked.adjustments.clone(),
         gibberish: decision.gibberish,
         final_order: results.iter().map(|r| r.id).collect(),
     });
+    let recall_id = ranking_mode::log::new_recall_id(req.now_ms);
+    let shown: std::collections::HashSet<i64> = results.iter().chain(&weak).map(|r| r.id).collect();
+    engine.log_recall(ranking_mode::log::LoggedRecall {
+        recall_id: recall_id.clone(),
+        profile: req.filters.profile.clone(),
+        at_ms: req.now_ms,
+        query: req.query.clone(),
+        query_class: ranking_mode::class_name(q.class),
+        weights: ranking_mode::channel_weights(&q.weights),
+        feature_version: ranking_mode::features::FEATURE_VERSION,
+        items: ranked
+            .order
+            .iter()
+            .take(ranking_mode::log::LOG_DEPTH)
+            .enumerate()
+            .map(|(pos, &i)| ranking_mode::log::LoggedItem {
+                id: ranked_ids[pos],
+                pos: pos + 1,
+                shown: shown.contains(&ranked_ids[pos]),
+                base: before[i].0,
+                ranks: before[i].1,
+                f: feats[i].clone(),
+            })
+            .collect(),
+    });
     Ok(RecallResponse {
+        recall_id,
         query: req.query.clone(),
         tier: decision.tier,
         note: notes,

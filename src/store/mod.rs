@@ -8,6 +8,7 @@
 
 mod changes;
 mod embeddings;
+mod feedback;
 mod graph;
 mod guard;
 mod memories;
@@ -22,6 +23,7 @@ pub use guard::{
 
 pub use changes::{Change, ChangeOp};
 pub use embeddings::{blob_to_f32s, f32s_to_blob};
+pub use feedback::{FeedbackRow, ForgetCounts, ModelRow};
 pub use graph::LinkKind;
 pub use memories::{ListFilter, MetaRow};
 pub use writer::Inserted;

@@ -103,6 +103,44 @@ pub const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE memories ADD COLUMN origin TEXT;
     "#,
+    // 4: feedback for the learned ranking modes (issue 15), all per profile and never sent
+    // anywhere. `recall_log` keeps what a recall ranked (ids, positions, features) so a
+    // later `slm feedback` can name it; `feedback` holds the good/bad marks; `ranking_models`
+    // the learned state per profile and mode, versioned. Nothing here turns a mode on: that
+    // is `SLM_RANKING`, read per request.
+    r#"
+    CREATE TABLE recall_log (
+        recall_id   TEXT    PRIMARY KEY,
+        profile     TEXT    NOT NULL,
+        at          INTEGER NOT NULL,
+        query       TEXT    NOT NULL,
+        query_class TEXT    NOT NULL,
+        body        TEXT    NOT NULL
+    );
+    CREATE INDEX recall_log_profile_at ON recall_log(profile, at);
+    CREATE TABLE feedback (
+        id        INTEGER PRIMARY KEY,
+        profile   TEXT    NOT NULL,
+        recall_id TEXT    NOT NULL REFERENCES recall_log(recall_id) ON DELETE CASCADE,
+        memory_id INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+        label     TEXT    NOT NULL CHECK (label IN ('good', 'bad')),
+        source    TEXT    NOT NULL CHECK (source IN ('explicit', 'implicit')),
+        at        INTEGER NOT NULL,
+        UNIQUE (recall_id, memory_id, source)
+    );
+    CREATE INDEX feedback_profile_at ON feedback(profile, at);
+    CREATE INDEX feedback_memory ON feedback(memory_id);
+    CREATE TABLE ranking_models (
+        profile         TEXT    NOT NULL,
+        mode            TEXT    NOT NULL,
+        version         INTEGER NOT NULL,
+        feature_version INTEGER NOT NULL,
+        trained_on      INTEGER NOT NULL,
+        body            TEXT    NOT NULL,
+        updated_at      INTEGER NOT NULL,
+        PRIMARY KEY (profile, mode)
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 /// The schema version this slm writes.
