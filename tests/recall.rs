@@ -230,32 +230,6 @@ fn bad_time_values_are_usage_errors_naming_the_flag() {
 }
 
 #[test]
-fn ranking_mode_values() {
-    let env = Env::new();
-    env.remember("hello world", &[]);
-    let out = env
-        .cmd(&["recall", "hello"])
-        .env("SLM_RANKING", "v9")
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 2);
-    let out = env
-        .cmd(&["recall", "hello", "--json"])
-        .env("SLM_RANKING", "v2")
-        .output()
-        .unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["ranking_mode"]["requested"], "v2");
-    assert_eq!(v["ranking_mode"]["applied"], false);
-    assert!(
-        v["note"]
-            .as_str()
-            .unwrap()
-            .contains("not available in this version")
-    );
-}
-
-#[test]
 fn score_contract_and_explain_are_complete() {
     let env = Env::new();
     env.remember("We chose Postgres for the analytics warehouse", &[]);

@@ -64,6 +64,83 @@ fn timed(
 
 /// Restarts measured for "first question after idle".
 const FIRST_QUESTION_RUNS: usize = 5;
+/// Marks given before measuring learned ranking (above `ranking_mode::MIN_FEEDBACK`).
+const RANKING_SEED_MARKS: usize = 16;
+/// The mode measured: the ensemble runs both learners, so it is the most expensive.
+const RANKING_MODE: &str = "v2-ensemble";
+
+/// What a learned mode adds to a warm recall: give `RANKING_SEED_MARKS` marks (the top
+/// listed memory of each seed question), then ask each question of `measure` with the
+/// mode off and on, alternating which goes first (the second ask of a question finds its
+/// embedding cached), and forget the marks again so the cached bench store stays as built.
+fn ranking_cost(
+    exe: &std::path::Path,
+    home: &std::path::Path,
+    run: &std::path::Path,
+    seed: &[Vec<String>],
+    measure: &[Vec<String>],
+) -> Result<Value> {
+    let ask = |args: &[String], mode: Option<&str>| -> Result<(f64, Value)> {
+        let mut c = slm(exe, home, run);
+        c.args(args);
+        if let Some(m) = mode {
+            c.env("SLM_RANKING", m);
+        }
+        let t = Instant::now();
+        let o = c.output().map_err(|e| Error::io("asking a question", e))?;
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        if !o.status.success() {
+            return Err(Error::Other(format!(
+                "bench worker: {args:?} exited {:?}: {}",
+                o.status.code(),
+                String::from_utf8_lossy(&o.stderr)
+            )));
+        }
+        Ok((ms, serde_json::from_slice(&o.stdout).unwrap_or(Value::Null)))
+    };
+    let mut marks = 0;
+    for j in seed {
+        if marks >= RANKING_SEED_MARKS {
+            break;
+        }
+        let (_, v) = ask(j, None)?;
+        let top = v["results"][0]["id"]
+            .as_i64()
+            .or_else(|| v["weak"][0]["id"].as_i64());
+        if let (Some(rid), Some(id)) = (v["recall_id"].as_str(), top) {
+            let o = slm(exe, home, run)
+                .args(["feedback", rid, &id.to_string(), "good"])
+                .output()
+                .map_err(|e| Error::io("giving feedback", e))?;
+            if o.status.success() {
+                marks += 1;
+            }
+        }
+    }
+    let (mut off, mut on, mut applied) = (Vec::new(), Vec::new(), 0);
+    for (i, j) in measure.iter().enumerate() {
+        for first in [i % 2 == 0, i % 2 != 0] {
+            if first {
+                off.push(ask(j, None)?.0);
+            } else {
+                let (ms, v) = ask(j, Some(RANKING_MODE))?;
+                on.push(ms);
+                applied += (v["ranking_mode"]["applied"] == true) as usize;
+            }
+        }
+    }
+    let _ = slm(exe, home, run).args(["feedback", "--forget"]).output();
+    let (off, on) = (summary(off), summary(on));
+    let diff = on["p50"].as_f64().unwrap_or(0.0) - off["p50"].as_f64().unwrap_or(0.0);
+    Ok(json!({
+        "mode": RANKING_MODE,
+        "marks": marks,
+        "applied": applied,
+        "off_ms": off,
+        "with_mode_ms": on,
+        "p50_difference_ms": diff,
+    }))
+}
 
 fn summary(mut v: Vec<f64>) -> Value {
     json!({ "n": v.len(), "p50": pct(&mut v, 0.5), "p90": pct(&mut v, 0.9), "p99": pct(&mut v, 0.99) })
@@ -84,7 +161,7 @@ pub fn run(a: BenchRecallArgs, style: Style) -> Result<i32> {
         .into_iter()
         .flat_map(|c| c.questions.into_iter().map(|q| q.question))
         .filter(|s| !s.trim().is_empty())
-        .take(per * (levels.len() + 2))
+        .take(per * (levels.len() + 4))
         .collect();
     let slice = |i: usize| -> Vec<Vec<String>> {
         questions
@@ -158,6 +235,23 @@ pub fn run(a: BenchRecallArgs, style: Style) -> Result<i32> {
     let rss = status_mb_of(&pid.to_string(), "VmRSS");
     let peak = status_mb_of(&pid.to_string(), "VmHWM");
     human.push_str(&format!("worker RSS {rss:.0} MB (peak {peak:.0} MB)\n"));
+    let ranking = ranking_cost(
+        &exe,
+        &home,
+        &run,
+        &slice(levels.len() + 2),
+        &slice(levels.len() + 3),
+    )?;
+    human.push_str(&format!(
+        "learned ranking ({} marks, SLM_RANKING={} vs off, same questions interleaved): p50 {:.1} ms vs {:.1} ms ({:+.1} ms); applied on {}/{}\n",
+        ranking["marks"],
+        RANKING_MODE,
+        ranking["with_mode_ms"]["p50"].as_f64().unwrap_or(0.0),
+        ranking["off_ms"]["p50"].as_f64().unwrap_or(0.0),
+        ranking["p50_difference_ms"].as_f64().unwrap_or(0.0),
+        ranking["applied"],
+        ranking["with_mode_ms"]["n"],
+    ));
     // The first question after idle: no worker running; one `slm recall` starts it, waits
     // for its ready signal and gets the full answer. Several restarts, each a new question.
     let mut first = Vec::new();
@@ -196,6 +290,7 @@ pub fn run(a: BenchRecallArgs, style: Style) -> Result<i32> {
         "warm": rows,
         "worker_rss_mb": rss,
         "worker_peak_rss_mb": peak,
+        "ranking": ranking,
         "first_question_after_idle_ms": first,
         "first_question_full_answers": first_full,
     });
