@@ -43,6 +43,9 @@ _slm() {
             slm,export)
                 cmd="slm__subcmd__export"
                 ;;
+            slm,feedback)
+                cmd="slm__subcmd__feedback"
+                ;;
             slm,forget)
                 cmd="slm__subcmd__forget"
                 ;;
@@ -220,6 +223,9 @@ _slm() {
             slm__subcmd__help,export)
                 cmd="slm__subcmd__help__subcmd__export"
                 ;;
+            slm__subcmd__help,feedback)
+                cmd="slm__subcmd__help__subcmd__feedback"
+                ;;
             slm__subcmd__help,forget)
                 cmd="slm__subcmd__help__subcmd__forget"
                 ;;
@@ -383,7 +389,7 @@ _slm() {
 
     case "${cmd}" in
         slm)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version remember import export backup restore recall expand list show update delete forget session-context hook mcp serve worker answer-check reindex doctor eval bench completions man help"
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version remember import export backup restore recall expand list show update delete forget feedback session-context hook mcp serve worker answer-check reindex doctor eval bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1135,7 +1141,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__eval__subcmd__locomo)
-            opts="-h -V --conversations --audit --k --baseline --markdown --misses --ablate --tune --scale --answer-check --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --conversations --audit --k --baseline --markdown --misses --ablate --tune --scale --answer-check --ranking --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1175,6 +1181,10 @@ _slm() {
                     ;;
                 --answer-check)
                     COMPREPLY=($(compgen -W "auto local off" -- "${cur}"))
+                    return 0
+                    ;;
+                --ranking)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1314,6 +1324,32 @@ _slm() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        slm__subcmd__feedback)
+            opts="-h -V --list --forget --all-profiles --limit --json --color --profile --no-worker --no-wait --help --version good bad"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         slm__subcmd__forget)
             opts="-y -h -V --kind --tag --session --before --dry-run --yes --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1353,7 +1389,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__help)
-            opts="remember import export backup restore recall expand list show update delete forget session-context hook mcp serve worker answer-check reindex doctor eval bench completions man help"
+            opts="remember import export backup restore recall expand list show update delete forget feedback session-context hook mcp serve worker answer-check reindex doctor eval bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1675,6 +1711,20 @@ _slm() {
             return 0
             ;;
         slm__subcmd__help__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__help__subcmd__feedback)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

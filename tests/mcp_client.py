@@ -40,7 +40,7 @@ async def main():
             check(bool(init.instructions) and "warming_up" in init.instructions, "instructions tell the agent about warming", init.instructions)
 
             tools = {t.name: t for t in (await session.list_tools()).tools}
-            for name in ["recall", "search", "expand", "fetch", "remember", "session_init"]:
+            for name in ["recall", "search", "expand", "fetch", "remember", "session_init", "feedback"]:
                 check(name in tools, f"tool {name} is listed")
             check("include_related" in tools["recall"].input_schema["properties"], "recall takes include_related")
             check("do NOT conclude" in tools["recall"].description, "recall's description covers warming")
@@ -57,6 +57,8 @@ async def main():
             v = body(await session.call_tool("recall", {"query": "Which database did we choose for analytics?"}))
             check(v["tier"] == "supported", "recall: supported", v)
             check(v["results"][0]["id"] == pg, "the Postgres decision answers it", v)
+            fb = body(await session.call_tool("feedback", {"recall_id": v["recall_id"], "memory_id": pg, "helpful": True}))
+            check(fb.get("recorded") is True and fb.get("label") == "good", "feedback on a recalled memory is recorded", fb)
             for f in ["relevance_score", "ranking_score", "memory_confidence", "trust_score", "rank_position", "tier"]:
                 check(f in v["results"][0], f"result carries {f}")
             check(v["calibration_status"] == "uncalibrated" and v["answer_confidence"] is None, "score contract on the response")
