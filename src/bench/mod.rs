@@ -251,6 +251,11 @@ pub(crate) fn bench_store(data: &Path, n: usize) -> Result<(Engine, std::path::P
         .file_name()
         .map(|f| f.to_string_lossy().into_owned())
         .unwrap_or_default();
+    // The stand-in embedder's vectors are not the model's: its stores are kept apart.
+    let model = match std::env::var(crate::embed::EMBEDDER_ENV) {
+        Ok(e) if !e.is_empty() => format!("{e}-embedder"),
+        _ => model,
+    };
     let key = format!("n{n}-d{len}-v1-{model}");
     let dir = base.cache.join("bench").join(key);
     let done = dir.join("COMPLETE");

@@ -114,7 +114,7 @@ pub struct Engine {
     vector_health: Mutex<IndexHealth>,
     embedder: Option<Arc<dyn Embedder>>,
     model_status: Option<ModelStatus>,
-    meta: RwLock<HashMap<i64, MetaRow>>,
+    meta: RwLock<crate::index::meta::MetaMap>,
     query_vecs: Mutex<HashMap<String, Vec<f32>>>,
     baseline_sample: RwLock<Option<Arc<Vec<Vec<f32>>>>>,
     /// Set when the data dir takes no writes (read-only, a full disk): reads open without
@@ -194,7 +194,8 @@ impl Engine {
             read_only.is_some(),
         )?;
         let seen = store.generation()?;
-        let meta = store.all_meta()?.into_iter().map(|m| (m.id, m)).collect();
+        let meta: HashMap<i64, MetaRow> =
+            store.all_meta()?.into_iter().map(|m| (m.id, m)).collect();
         let engine = Engine {
             paths,
             settings,
@@ -206,7 +207,7 @@ impl Engine {
             vector_health: Mutex::new(IndexHealth::Unavailable("no embedding model loaded".into())),
             embedder,
             model_status,
-            meta: RwLock::new(meta),
+            meta: RwLock::new(meta.into()),
             query_vecs: Mutex::new(HashMap::new()),
             baseline_sample: RwLock::new(None),
             read_only,
@@ -369,7 +370,7 @@ impl Engine {
         Ok(f(g.as_ref()))
     }
 
-    pub fn with_meta<T>(&self, f: impl FnOnce(&HashMap<i64, MetaRow>) -> T) -> Result<T> {
+    pub fn with_meta<T>(&self, f: impl FnOnce(&crate::index::meta::MetaMap) -> T) -> Result<T> {
         let g = self
             .meta
             .read()

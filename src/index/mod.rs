@@ -6,6 +6,7 @@
 //! rebuilt from scratch.
 
 pub mod bm25;
+pub mod meta;
 pub mod vector;
 
 use serde::Serialize;

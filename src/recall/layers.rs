@@ -101,7 +101,7 @@ pub fn context_for(engine: &Engine, id: i64, filters: &super::filters::Filters) 
     }
     let mut n = 0;
     'outer: for eid in reader.entity_ids(id)? {
-        if reader.entity_degree(eid)? > 200 {
+        if reader.entity_degree_upto(eid, 200)? > 200 {
             continue;
         }
         for other in reader.memories_with_entity(eid, 20)? {

@@ -282,8 +282,14 @@ fn run_stages(engine: &Engine, req: &RecallRequest, judged: bool) -> Result<Reca
 
     // 5. evidence floor, before any limit
     let t = Instant::now();
-    let pinned: std::collections::HashSet<i64> =
-        engine.with_meta(|m| m.values().filter(|r| r.pinned).map(|r| r.id).collect())?;
+    // Pinned among the candidates only (reading every memory's pin grew with the store).
+    let pinned: std::collections::HashSet<i64> = engine.with_meta(|m| {
+        cands
+            .iter()
+            .filter(|c| m.get(&c.id).is_some_and(|r| r.pinned))
+            .map(|c| c.id)
+            .collect()
+    })?;
     let (mut kept, verdicts) = floor::apply(cands, cosine_floor, |id| pinned.contains(&id));
     timing.insert("floor".to_string(), ms(t));
 

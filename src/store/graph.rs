@@ -70,12 +70,15 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// How many memories mention an entity.
-    pub fn entity_degree(&self, entity_id: i64) -> Result<i64> {
+    /// How many memories mention an entity, counted up to `cap` + 1 (callers only ask
+    /// whether it is above a cap, and a full count of a common entity grows with the store).
+    pub fn entity_degree_upto(&self, entity_id: i64, cap: i64) -> Result<i64> {
         Ok(self
             .conn
-            .prepare_cached("SELECT COUNT(*) FROM memory_entities WHERE entity_id = ?1")?
-            .query_row([entity_id], |r| r.get(0))?)
+            .prepare_cached(
+                "SELECT COUNT(*) FROM (SELECT 1 FROM memory_entities WHERE entity_id = ?1 LIMIT ?2)",
+            )?
+            .query_row(params![entity_id, cap + 1], |r| r.get(0))?)
     }
 
     /// Graph neighbours of a memory over explicit links, both directions: (other, kind, weight).
