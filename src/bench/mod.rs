@@ -273,13 +273,28 @@ pub(crate) fn bench_store(data: &Path, n: usize) -> Result<(Engine, std::path::P
         let engine = Engine::open(paths.clone(), OpenOptions::model(ModelMode::Load))?;
         let items = synthetic(data, n)?;
         let pb = crate::progress::bar(items.len() as u64, "building");
+        // Import throughput as the store fills: memories/s over each tenth of the build.
+        let tenth = (items.len() / 10).max(256);
+        let (start, mut mark, mut done_n, mut prev_n, mut segments) =
+            (Instant::now(), Instant::now(), 0, 0, Vec::new());
         for chunk in items.chunks(256) {
             engine.remember_batch(chunk.to_vec(), &mut |_| {})?;
             pb.inc(chunk.len() as u64);
+            done_n += chunk.len();
+            if done_n % tenth < chunk.len() || done_n == items.len() {
+                let s = mark.elapsed().as_secs_f64();
+                segments.push(json!({ "stored_before": prev_n, "stored_after": done_n,
+                    "memories_per_s": (done_n - prev_n) as f64 / s.max(1e-9) }));
+                (mark, prev_n) = (Instant::now(), done_n);
+            }
         }
+        let import_s = start.elapsed().as_secs_f64();
         engine.refresh_baselines(usize::MAX)?;
         pb.finish_and_clear();
         drop(engine);
+        let record = json!({ "memories": items.len(), "import_s": import_s,
+            "with_baselines_s": start.elapsed().as_secs_f64(), "segments": segments });
+        let _ = std::fs::write(dir.join("build.json"), record.to_string());
         std::fs::write(&done, b"ok").map_err(|e| Error::io("marking the bench store", e))?;
     }
     let engine = Engine::open(paths, OpenOptions::model(ModelMode::Load))?;
@@ -354,9 +369,45 @@ fn recall(a: BenchRecallArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
         }
         rows.push(json!({"concurrency": c, "recalls": timings.len(), "recalls_per_s": timings.len() as f64 / wall_s, "stages_ms": stages}));
     }
+    let build: serde_json::Value = std::fs::read_to_string(dir.join("build.json"))
+        .ok()
+        .and_then(|b| serde_json::from_str(&b).ok())
+        .unwrap_or(serde_json::Value::Null);
+    if let Some(segs) = build["segments"].as_array() {
+        human.push_str(&format!(
+            "store built in {:.0} s (import {:.0} s); import memories/s by how full the store was: {}\n",
+            build["with_baselines_s"].as_f64().unwrap_or(0.0),
+            build["import_s"].as_f64().unwrap_or(0.0),
+            segs.iter()
+                .map(|g| format!(
+                    "{}k→{}k {:.0}",
+                    g["stored_before"].as_u64().unwrap_or(0) / 1000,
+                    g["stored_after"].as_u64().unwrap_or(0) / 1000,
+                    g["memories_per_s"].as_f64().unwrap_or(0.0)
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let paths = Paths::at(&dir, &Paths::from_env().cache);
+    let n = engine.count()?.max(1) as f64;
+    let file_mb = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0) as f64 / 1e6;
+    let parts = json!({
+        "store_mb": file_mb(&paths.store()) + file_mb(&paths.store().with_extension("db-wal")),
+        "bm25_mb": dir_size_mb(&paths.bm25_dir()),
+        "vectors_mb": file_mb(&paths.vectors()),
+    });
+    human.push_str(&format!(
+        "on disk per memory: store {:.0} B, BM25 {:.0} B, vectors {:.0} B\n",
+        parts["store_mb"].as_f64().unwrap_or(0.0) * 1e6 / n,
+        parts["bm25_mb"].as_f64().unwrap_or(0.0) * 1e6 / n,
+        parts["vectors_mb"].as_f64().unwrap_or(0.0) * 1e6 / n,
+    ));
     let body = json!({
         "memories": engine.count()?,
         "questions": questions.len(),
+        "build": build,
+        "disk_mb": parts,
         "runs": rows,
         "rss_mb": rss_mb(),
         "peak_rss_mb": peak_rss_mb(),

@@ -106,22 +106,58 @@ impl Embedder for HashEmbedder {
         None
     }
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        Ok(texts
-            .iter()
-            .map(|t| {
-                let mut v = vec![0f32; Self::DIM];
-                for w in crate::text::words(t) {
-                    let h = fnv(w.as_bytes());
-                    v[(h % Self::DIM as u64) as usize] += 1.0;
-                    v[((h >> 20) % Self::DIM as u64) as usize] += 0.5;
-                }
-                normalize(&mut v);
-                v
-            })
-            .collect())
+        Ok(texts.iter().map(|t| hash_vector(t, Self::DIM)).collect())
     }
     fn count_tokens(&self, text: &str) -> usize {
         fallback_token_count(text)
+    }
+}
+
+/// Hashed words into `dim` dimensions (the stand-in's vectors at another size).
+fn hash_vector(text: &str, dim: usize) -> Vec<f32> {
+    let mut v = vec![0f32; dim];
+    for w in crate::text::words(text) {
+        let h = fnv(w.as_bytes());
+        v[(h % dim as u64) as usize] += 1.0;
+        v[((h >> 20) % dim as u64) as usize] += 0.5;
+    }
+    normalize(&mut v);
+    v
+}
+
+/// For measuring speed at scale only (`SLM_EMBEDDER=hash-docs slm bench recall`): stored
+/// texts get hashed vectors of the model's size, so a million memories build in minutes,
+/// while questions are embedded by the real model, so the query embedding's cost is real.
+/// The vector channel's answers mean nothing with it.
+pub struct HashDocsEmbedder {
+    real: Box<dyn Embedder>,
+    id: String,
+}
+
+impl Embedder for HashDocsEmbedder {
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn dim(&self) -> usize {
+        self.real.dim()
+    }
+    fn similarity_floor(&self) -> Option<f32> {
+        self.real.similarity_floor()
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        Ok(texts.iter().map(|t| hash_vector(t, self.dim())).collect())
+    }
+    fn embed_queries(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        self.real.embed_queries(texts)
+    }
+    fn fusion_scale(&self) -> Option<manifest::FusionScale> {
+        self.real.fusion_scale()
+    }
+    fn supported_at(&self) -> Option<f64> {
+        self.real.supported_at()
+    }
+    fn count_tokens(&self, text: &str) -> usize {
+        self.real.count_tokens(text)
     }
 }
 
@@ -165,16 +201,31 @@ pub fn load(
     paths: &crate::paths::Paths,
     settings: &crate::settings::Settings,
 ) -> std::result::Result<Box<dyn Embedder>, ModelStatus> {
-    if std::env::var(EMBEDDER_ENV).as_deref() == Ok("hash") {
+    let stand_in = std::env::var(EMBEDDER_ENV).unwrap_or_default();
+    if stand_in == "hash" {
         return Ok(Box::new(HashEmbedder));
     }
     let (model_dir, runtime) = onnx::locate(paths, settings);
+    if stand_in == "hash-docs" {
+        let real = load_model(&model_dir, &runtime)?;
+        return Ok(Box::new(HashDocsEmbedder {
+            id: format!("hash-docs-{}", real.dim()),
+            real,
+        }));
+    }
+    load_model(&model_dir, &runtime)
+}
+
+fn load_model(
+    model_dir: &std::path::Path,
+    runtime: &std::path::Path,
+) -> std::result::Result<Box<dyn Embedder>, ModelStatus> {
     let pooled_inside = Manifest::read(&model_dir)
         .map(|m| m.pooling.as_deref() == Some("none"))
         .unwrap_or(false);
     if pooled_inside {
-        graph::GraphEmbedder::load(&model_dir, &runtime).map(|e| Box::new(e) as Box<dyn Embedder>)
+        graph::GraphEmbedder::load(model_dir, runtime).map(|e| Box::new(e) as Box<dyn Embedder>)
     } else {
-        onnx::OnnxEmbedder::load(&model_dir, &runtime).map(|e| Box::new(e) as Box<dyn Embedder>)
+        onnx::OnnxEmbedder::load(model_dir, runtime).map(|e| Box::new(e) as Box<dyn Embedder>)
     }
 }
