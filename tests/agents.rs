@@ -103,7 +103,7 @@ fn mcp_protocol_errors_keep_the_server_running() {
     let v = ask(br#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#);
     assert_eq!(v["id"], 4, "still running: {v}");
     let v = ask(br#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#);
-    assert_eq!(v["result"]["tools"].as_array().unwrap().len(), 6);
+    assert_eq!(v["result"]["tools"].as_array().unwrap().len(), 7);
     drop(stdin);
     let st = child.wait().unwrap();
     assert!(st.success(), "ends cleanly when the client closes stdin");

@@ -53,6 +53,7 @@ fn max_tokens_is_never_exceeded_for_any_budget_from_1_to_2000() {
         budget_s: None,
         keyword_only: false,
         warming_estimate_ms: None,
+        ranking: Default::default(),
     };
     let full = recall::run(&e, &req).expect("recall");
     assert!(!full.results.is_empty());
