@@ -1,4 +1,5 @@
-//! How slm prints: colour choice, terminal sanitising and the JSON envelope.
+//! How slm prints: colour choice, terminal sanitising, the JSON envelope, and [`emit`], the
+//! one function every command's answer goes out through.
 //!
 //! # JSON output (schema version 1)
 //! With `--json`, every command prints exactly one JSON object on stdout:
@@ -119,6 +120,27 @@ pub fn print(s: &str) -> std::io::Result<()> {
 
 pub fn print_json(v: &serde_json::Value) -> std::io::Result<()> {
     print(&serde_json::to_string_pretty(v).expect("a Value always serialises"))
+}
+
+/// Set once output has started, so a hook's hard limit never cuts an answer in half: past
+/// this point the answer is printed whole (it is already computed) and the process ends.
+pub static OUTPUT_STARTED: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Print human text or the JSON envelope; maps a closed pipe to a quiet exit.
+pub fn emit(
+    style: Style,
+    command: &str,
+    json: serde_json::Value,
+    human: impl FnOnce() -> String,
+) -> crate::Result<()> {
+    OUTPUT_STARTED.store(true, std::sync::atomic::Ordering::SeqCst);
+    let r = if style.json {
+        print_json(&envelope(command, json))
+    } else {
+        print(&human())
+    };
+    r.map_err(|e| crate::Error::io("writing to stdout", e))
 }
 
 #[cfg(test)]

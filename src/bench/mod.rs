@@ -16,17 +16,18 @@
 //! every fifth repetition goes to another profile, so names, dates, sessions and profiles vary
 //! the way a long-lived store's do.
 
-use crate::cli::args::{BenchCommand, BenchIngestArgs, BenchRecallArgs, GlobalArgs};
 use crate::engine::{Engine, ModelMode, OpenOptions};
 use crate::eval::locomo;
 use crate::memory::NewMemory;
 use crate::output::Style;
 use crate::paths::Paths;
 use crate::{Error, Result};
+use args::{BenchCommand, BenchIngestArgs, BenchRecallArgs};
 use serde_json::json;
 use std::path::Path;
 use std::time::Instant;
 
+pub mod args;
 mod transfer;
 mod worker;
 
@@ -35,11 +36,11 @@ const NAMES: &[&str] = &[
     "Morgan", "Quinn", "Riley", "Sage",
 ];
 
-pub fn run(c: BenchCommand, g: &GlobalArgs, style: Style) -> Result<i32> {
+pub fn run(c: BenchCommand, style: Style) -> Result<i32> {
     match c {
-        BenchCommand::Ingest(a) => ingest(a, g, style),
-        BenchCommand::Recall(a) => recall(a, g, style),
-        BenchCommand::Vectors(a) => vectors(a, g, style),
+        BenchCommand::Ingest(a) => ingest(a, style),
+        BenchCommand::Recall(a) => recall(a, style),
+        BenchCommand::Vectors(a) => vectors(a, style),
         BenchCommand::Worker(a) => worker::run(a, style),
         BenchCommand::Export(a) => transfer::run(a, style),
     }
@@ -154,10 +155,9 @@ pub(crate) fn pct(v: &mut [f64], p: f64) -> f64 {
     v[(((v.len() - 1) as f64) * p).round() as usize]
 }
 
-fn ingest(a: BenchIngestArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
+fn ingest(a: BenchIngestArgs, style: Style) -> Result<i32> {
     let items = synthetic(&a.data, a.memories)?;
-    let dir = crate::eval::tempdir::TempDir::new("slm-bench-ingest")
-        .map_err(|e| Error::io("temp dir", e))?;
+    let dir = crate::eval::tempdir("slm-bench-ingest")?;
     let paths = Paths::at(dir.path(), &Paths::from_env().cache);
     let engine = Engine::open(paths, OpenOptions::model(ModelMode::Load))?;
     if engine.embedder().is_none() {
@@ -215,7 +215,7 @@ fn ingest(a: BenchIngestArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
         "peak_rss_mb": peak_rss_mb(),
         "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
     });
-    crate::cli::emit_pub(style, "bench", body.clone(), || {
+    crate::output::emit(style, "bench", body.clone(), || {
         format!(
             "ingest {} memories: {:.0} memories/s with embeddings; all findable by meaning after {:.1} s\n\
              remember p50 {:.1} ms (inline embedding in this warm process); acknowledged → keyword-findable p50 {:.2} ms, max {:.2} ms\n\
@@ -301,7 +301,7 @@ pub(crate) fn bench_store(data: &Path, n: usize) -> Result<(Engine, std::path::P
     Ok((engine, dir))
 }
 
-fn recall(a: BenchRecallArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
+fn recall(a: BenchRecallArgs, style: Style) -> Result<i32> {
     let (engine, dir) = bench_store(&a.data, a.memories)?;
     let mut q = locomo::Quirks::default();
     let questions: Vec<String> = locomo::load(&a.data, &[], &mut q)?
@@ -420,13 +420,13 @@ fn recall(a: BenchRecallArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
         peak_rss_mb(),
         dir_size_mb(&dir)
     ));
-    crate::cli::emit_pub(style, "bench", body, || human)?;
+    crate::output::emit(style, "bench", body, || human)?;
     Ok(0)
 }
 
 /// How much does quantisation cost? Build f32, f16 and i8 HNSW indexes over the bench
 /// store's real embeddings and compare each one's top 10 with exact search.
-fn vectors(a: BenchRecallArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
+fn vectors(a: BenchRecallArgs, style: Style) -> Result<i32> {
     use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
     let (engine, _dir) = bench_store(&a.data, a.memories)?;
     let model = engine
@@ -507,7 +507,7 @@ fn vectors(a: BenchRecallArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
         human.push_str(&format!("  {name:<4} recall@{k} {recall:.4}  memory {mem_mb:>6.1} MB  build {build_s:>5.1} s  query p50 {:.3} ms\n", pct(&mut lat.clone(), 0.5)));
         rows.push(json!({"quantization": name, "recall_at_10": recall, "memory_mb": mem_mb, "build_s": build_s, "query_ms_p50": pct(&mut lat, 0.5)}));
     }
-    crate::cli::emit_pub(
+    crate::output::emit(
         style,
         "bench",
         json!({"embeddings": all.len(), "questions": qvecs.len(), "indexes": rows}),

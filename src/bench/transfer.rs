@@ -8,7 +8,7 @@
 //! export into an empty store without the model (keyword-findable; embedding is what
 //! `bench ingest` measures).
 
-use crate::cli::args::BenchExportArgs;
+use super::args::BenchExportArgs;
 use crate::engine::{Engine, ModelMode, OpenOptions};
 use crate::memory::NewMemory;
 use crate::output::Style;
@@ -22,8 +22,7 @@ use std::time::Instant;
 pub fn run(a: BenchExportArgs, style: Style) -> Result<i32> {
     let (engine, dir) = super::bench_store(&a.data, a.memories)?;
     let memories = engine.count()?;
-    let tmp = crate::eval::tempdir::TempDir::new("slm-bench-export")
-        .map_err(|e| Error::io("temp dir", e))?;
+    let tmp = crate::eval::tempdir("slm-bench-export")?;
     let file = tmp.path().join("export.jsonl");
 
     // Export in-process, page by page, into a file.
@@ -141,7 +140,7 @@ pub fn run(a: BenchExportArgs, style: Style) -> Result<i32> {
         manifest.memories as f64 / backup_s,
         imported as f64 / import_s,
     );
-    crate::cli::emit_pub(style, "bench", body, || human)?;
+    crate::output::emit(style, "bench", body, || human)?;
     Ok(0)
 }
 

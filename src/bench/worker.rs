@@ -7,8 +7,8 @@
 //! Each concurrency level asks its own slice of the questions, so no answer is reused from
 //! the worker's 8-second answer cache. The worker's RSS is read from /proc after the runs.
 
+use super::args::BenchRecallArgs;
 use super::{bench_store, each_concurrently, pct, status_mb_of};
-use crate::cli::args::BenchRecallArgs;
 use crate::eval::locomo;
 use crate::output::Style;
 use crate::{Error, Result};
@@ -151,8 +151,7 @@ pub fn run(a: BenchRecallArgs, style: Style) -> Result<i32> {
     let memories = engine.count()?;
     drop(engine);
     let exe = std::env::current_exe().map_err(|e| Error::io("finding the slm binary", e))?;
-    let rundir = crate::eval::tempdir::TempDir::new("slm-bench-worker")
-        .map_err(|e| Error::io("creating a temporary directory", e))?;
+    let rundir = crate::eval::tempdir("slm-bench-worker")?;
     let run = rundir.path().join("run");
     let mut q = locomo::Quirks::default();
     let levels: Vec<usize> = a.concurrency.iter().map(|c| (*c).max(1)).collect();
@@ -294,6 +293,6 @@ pub fn run(a: BenchRecallArgs, style: Style) -> Result<i32> {
         "first_question_after_idle_ms": first,
         "first_question_full_answers": first_full,
     });
-    crate::cli::emit_pub(style, "bench", body, || human)?;
+    crate::output::emit(style, "bench", body, || human)?;
     Ok(0)
 }

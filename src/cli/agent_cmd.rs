@@ -52,7 +52,7 @@ pub fn hook_recall(a: HookRecallArgs, g: &GlobalArgs, style: Style) -> Result<i3
     // The hard limit covers everything, process start and a cold engine included.
     std::thread::spawn(move || {
         std::thread::sleep(Duration::from_secs_f64(budget));
-        if super::OUTPUT_STARTED.load(std::sync::atomic::Ordering::SeqCst) {
+        if crate::output::OUTPUT_STARTED.load(std::sync::atomic::Ordering::SeqCst) {
             return; // the answer is being printed; it ends in a moment, whole
         }
         eprintln!("slm hook: out of time after {budget} s; nothing added");

@@ -8,8 +8,8 @@
 //! recall reads these settings afresh.
 
 use super::args::{AnswerCheckCommand, AnswerCheckHostedArgs};
-use super::emit;
 use crate::output::Style;
+use crate::output::emit;
 use crate::recall::answer_check::hosted::{self, HostedJudge};
 use crate::recall::answer_check::{self, Mode};
 use crate::settings::Settings;

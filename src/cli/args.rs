@@ -42,6 +42,8 @@ pub struct GlobalArgs {
     pub no_wait: bool,
 }
 
+pub use crate::bench::args::*;
+pub use crate::eval::args::*;
 pub use crate::output::ColorChoice;
 
 use super::examples::{
@@ -461,138 +463,6 @@ pub struct ForgetArgs {
     /// Do not ask.
     #[arg(short = 'y', long)]
     pub yes: bool,
-}
-
-#[derive(Debug, Subcommand)]
-pub enum EvalCommand {
-    /// Evidence recall and tiers on a LoCoMo-format file.
-    Locomo(EvalLocomoArgs),
-    /// Run a question list and count how many met the expectation.
-    Questions(EvalQuestionsArgs),
-    /// The model's cosine scale: question/answer pairs against mismatched pairings.
-    Pairs(EvalPairsArgs),
-    /// Plain workplace notes and questions in other words (fixtures/notes-dev.json format):
-    /// supported with the right note first, and unanswerable questions not supported.
-    Notes(EvalNotesArgs),
-}
-
-#[derive(Debug, Args)]
-pub struct EvalNotesArgs {
-    /// A notes set: {"notes": [{"id", "text", "date"}], "questions": [{"q", "answers", "kind"}]}
-    /// (default: fixtures/notes-dev.json).
-    #[arg(default_value = "fixtures/notes-dev.json")]
-    pub file: PathBuf,
-    /// The answer check for this run (answer_check.mode of the temporary store).
-    #[arg(long, value_name = "MODE", value_parser = ["auto", "local", "off"], default_value = "auto")]
-    pub answer_check: String,
-}
-
-#[derive(Debug, Args)]
-pub struct EvalPairsArgs {
-    /// Tab-separated "question<TAB>note that answers it" lines ('#' starts a comment);
-    /// default: fixtures/similarity-pairs.tsv.
-    pub file: Option<PathBuf>,
-}
-
-#[derive(Debug, Args)]
-pub struct EvalLocomoArgs {
-    pub path: PathBuf,
-    /// Only these conversations (comma separated sample ids).
-    #[arg(long, value_delimiter = ',')]
-    pub conversations: Vec<String>,
-    /// Audit corrections (locomo-dev-audit.json format).
-    #[arg(long)]
-    pub audit: Option<PathBuf>,
-    /// Cut-offs for R@k and hit@k.
-    #[arg(long, value_delimiter = ',', default_values_t = vec![1, 5, 10])]
-    pub k: Vec<usize>,
-    /// Also run a simple baseline on the same data: bm25 or dense.
-    #[arg(long, value_delimiter = ',')]
-    pub baseline: Vec<String>,
-    /// Write a Markdown report here too.
-    #[arg(long)]
-    pub markdown: Option<PathBuf>,
-    /// Write the support check's misses here as JSON Lines (answerable questions with evidence
-    /// in the top 3 that were not supported; adversarial ones that were), with every scored
-    /// memory's signals, for studying the check by kind of question.
-    #[arg(long)]
-    pub misses: Option<PathBuf>,
-    /// Also run every question with each channel switched off in turn and print the table.
-    #[arg(long)]
-    pub ablate: bool,
-    /// Tune channel weight multipliers over a grid such as "semantic=1,2,3;bm25=0.5,1",
-    /// leave-one-conversation-out: each conversation is scored with the grid point that did
-    /// best on the others.
-    #[arg(long, value_name = "GRID")]
-    pub tune: Option<String>,
-    /// Channel weight multipliers for the main run, on top of the model's, such as
-    /// "semantic=2,bm25=0.5".
-    #[arg(long, value_name = "SCALE")]
-    pub scale: Option<String>,
-    /// The answer check for this run (answer_check.mode of the temporary stores); with a judge,
-    /// the report puts the support check alone beside it.
-    #[arg(long, value_name = "MODE", value_parser = ["auto", "local", "off"], default_value = "auto")]
-    pub answer_check: String,
-    /// Also measure learned ranking modes (v1, v2, v2-ensemble or all) with simulated
-    /// feedback: per conversation, gold evidence of half the questions trains, the other
-    /// half is scored against off.
-    #[arg(long, value_delimiter = ',', value_name = "MODES")]
-    pub ranking: Vec<String>,
-}
-
-#[derive(Debug, Args)]
-pub struct EvalQuestionsArgs {
-    pub file: PathBuf,
-    /// none: the tier must be none; not-supported: anything but supported.
-    #[arg(long)]
-    pub expect: String,
-    /// A LoCoMo file whose conversations form the store (default: ../shared/data/locomo-dev.json).
-    #[arg(long)]
-    pub store: Option<PathBuf>,
-}
-
-#[derive(Debug, Subcommand)]
-pub enum BenchCommand {
-    /// Import N memories and report memories/s, time to findable, size, RSS.
-    Ingest(BenchIngestArgs),
-    /// Recall latency on a synthetic store built from LoCoMo turns.
-    Recall(BenchRecallArgs),
-    /// Vector index precision: recall@10 of f32, f16 and i8 HNSW against exact search.
-    Vectors(BenchRecallArgs),
-    /// End to end through the CLI against the warm worker (process start included), at each
-    /// concurrency, and the cold path with the worker down.
-    Worker(BenchRecallArgs),
-    /// Export, import and backup speed on the bench store (memories/s, MB/s).
-    Export(BenchExportArgs),
-}
-
-#[derive(Debug, Args)]
-pub struct BenchExportArgs {
-    #[arg(long, default_value_t = 27000)]
-    pub memories: usize,
-    #[arg(long, default_value = "../shared/data/locomo-dev.json")]
-    pub data: PathBuf,
-}
-
-#[derive(Debug, Args)]
-pub struct BenchIngestArgs {
-    #[arg(long, default_value_t = 1000)]
-    pub memories: usize,
-    /// LoCoMo file to take turn text from.
-    #[arg(long, default_value = "../shared/data/locomo-dev.json")]
-    pub data: PathBuf,
-}
-
-#[derive(Debug, Args)]
-pub struct BenchRecallArgs {
-    #[arg(long, default_value_t = 27000)]
-    pub memories: usize,
-    #[arg(long, default_value_t = 200)]
-    pub questions: usize,
-    #[arg(long, value_delimiter = ',', default_values_t = vec![1])]
-    pub concurrency: Vec<usize>,
-    #[arg(long, default_value = "../shared/data/locomo-dev.json")]
-    pub data: PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -1,10 +1,10 @@
 //! `slm backup PATH` and `slm restore PATH [--dry-run]` (the work is in `transfer::backup`).
 
 use super::args::{BackupArgs, GlobalArgs, RestoreArgs};
-use super::emit;
 use crate::engine::{Engine, ModelMode, OpenOptions};
 use crate::lock::{WRITE_WAIT, WriteLock};
 use crate::output::Style;
+use crate::output::emit;
 use crate::paths::Paths;
 use crate::transfer::backup;
 use crate::{Error, Result};

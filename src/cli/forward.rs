@@ -1,9 +1,9 @@
 //! Send a resolved operation to the worker (or run it in-process) and print the answer.
 
 use super::args::GlobalArgs;
-use super::emit;
 use crate::Result;
 use crate::output::Style;
+use crate::output::emit;
 use crate::paths::Paths;
 use crate::service::{Op, Request};
 use crate::worker::client::{self, Mode, PastBound, Wait};

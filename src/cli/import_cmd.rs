@@ -5,11 +5,12 @@
 //! [`Target`]: the warm worker when it runs, one engine in this process otherwise.
 
 use super::args::{GlobalArgs, ImportArgs, ImportFormat};
-use super::{emit, read_stdin};
+use super::read_stdin;
 use crate::Result;
 use crate::engine::{KeyLink, LinkReport, ModelMode, Remembered};
 use crate::error::Error;
 use crate::output::Style;
+use crate::output::emit;
 use crate::paths::Paths;
 use crate::service::{Op, Request};
 use crate::transfer::line::{Line, Parsed};

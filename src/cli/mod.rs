@@ -131,8 +131,8 @@ fn dispatch(cli: Cli, style: Style) -> Result<i32> {
         Command::Doctor => read::doctor(&g, style),
         Command::Recall(a) => recall_cmd::recall(a, &g, style),
         Command::Expand(a) => recall_cmd::expand(a, &g, style),
-        Command::Eval(c) => crate::eval::run(c, &g, style),
-        Command::Bench(c) => crate::bench::run(c, &g, style),
+        Command::Eval(c) => crate::eval::run(c, style),
+        Command::Bench(c) => crate::bench::run(c, style),
     }
 }
 
@@ -159,27 +159,6 @@ pub fn completion(shell: clap_complete::Shell) -> Vec<u8> {
     let mut out = Vec::new();
     clap_complete::generate(shell, &mut Cli::command(), "slm", &mut out);
     out
-}
-
-/// Set once output has started, so a hook's hard limit never cuts an answer in half: past
-/// this point the answer is printed whole (it is already computed) and the process ends.
-pub(crate) static OUTPUT_STARTED: std::sync::atomic::AtomicBool =
-    std::sync::atomic::AtomicBool::new(false);
-
-/// Print human text or the JSON envelope; maps a closed pipe to a quiet exit.
-pub fn emit(
-    style: Style,
-    command: &str,
-    json: serde_json::Value,
-    human: impl FnOnce() -> String,
-) -> Result<()> {
-    OUTPUT_STARTED.store(true, std::sync::atomic::Ordering::SeqCst);
-    let r = if style.json {
-        output::print_json(&output::envelope(command, json))
-    } else {
-        output::print(&human())
-    };
-    r.map_err(|e| Error::io("writing to stdout", e))
 }
 
 /// `--limit N`: one rule for every command that takes it. 0 is a usage error (it would
@@ -249,6 +228,3 @@ pub(crate) fn read_stdin() -> Result<String> {
         ))
     })
 }
-
-/// The old name of [`emit`], still used by `eval` and `bench`.
-pub use self::emit as emit_pub;

@@ -1,13 +1,14 @@
 //! `list`, `show`, `reindex`, `doctor`.
 
 use super::args::{GlobalArgs, ListArgs, ShowArgs};
+use super::parse_kind;
 use super::write::open;
-use super::{emit, parse_kind};
 use crate::Result;
 use crate::clock::fmt_ms;
 use crate::engine::ModelMode;
 use crate::memory::Memory;
 use crate::output::Style;
+use crate::output::emit;
 use crate::service::Op;
 use crate::store::ListFilter;
 use serde_json::json;

@@ -1,9 +1,9 @@
 //! `slm worker start|stop|status|restart` (and the hidden `run` that a start spawns).
 
 use super::args::{GlobalArgs, WorkerCommand};
-use super::emit;
 use crate::Result;
 use crate::output::Style;
+use crate::output::emit;
 use crate::paths::Paths;
 use crate::worker::{client, server};
 use serde_json::json;

@@ -1,10 +1,11 @@
 //! `remember`, `update`, `delete`, `forget` (`import` is in `import_cmd`).
 
 use super::args::{DeleteArgs, ForgetArgs, GlobalArgs, RememberArgs, UpdateArgs};
-use super::{emit, parse_kind, parse_scope, parse_time, read_stdin};
+use super::{parse_kind, parse_scope, parse_time, read_stdin};
 use crate::engine::{Engine, ModelMode, OpenOptions, Remembered};
 use crate::memory::{MemoryPatch, NewMemory, Source};
 use crate::output::Style;
+use crate::output::emit;
 use crate::paths::Paths;
 use crate::service::Op;
 use crate::{Error, Result};

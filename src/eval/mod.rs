@@ -10,6 +10,7 @@
 //! `eval questions` runs a question list against a LoCoMo store and counts how many met
 //! the expectation (`none` or `not-supported`).
 
+pub mod args;
 pub mod locomo;
 pub mod notes;
 pub mod pairs;
@@ -17,7 +18,6 @@ pub mod ranking;
 pub mod report;
 pub mod variants;
 
-use crate::cli::args::{EvalCommand, EvalLocomoArgs, EvalQuestionsArgs, GlobalArgs};
 use crate::embed::manifest::FusionScale;
 use crate::engine::{Engine, ModelMode, OpenOptions};
 use crate::memory::NewMemory;
@@ -27,6 +27,7 @@ use crate::recall::filters::Filters;
 use crate::recall::tiers::AnswerTier;
 use crate::recall::{RecallRequest, View};
 use crate::{Error, Result};
+use args::{EvalCommand, EvalLocomoArgs, EvalQuestionsArgs};
 use locomo::{Conversation, Quirks};
 use report::QuestionOutcome;
 use std::collections::HashMap;
@@ -35,10 +36,10 @@ use std::path::PathBuf;
 /// The dev data the project reads in place (never copied into the repository).
 pub const DEFAULT_LOCOMO: &str = "../shared/data/locomo-dev.json";
 
-pub fn run(c: EvalCommand, g: &GlobalArgs, style: Style) -> Result<i32> {
+pub fn run(c: EvalCommand, style: Style) -> Result<i32> {
     match c {
-        EvalCommand::Locomo(a) => run_locomo(a, g, style),
-        EvalCommand::Questions(a) => run_questions(a, g, style),
+        EvalCommand::Locomo(a) => run_locomo(a, style),
+        EvalCommand::Questions(a) => run_questions(a, style),
         EvalCommand::Pairs(a) => pairs::run(a, style),
         EvalCommand::Notes(a) => notes::run(a, style),
     }
@@ -46,7 +47,7 @@ pub fn run(c: EvalCommand, g: &GlobalArgs, style: Style) -> Result<i32> {
 
 /// A throwaway store in a temporary directory, with the real model from the cache dir.
 pub struct TempStore {
-    pub dir: tempdir::TempDir,
+    pub dir: tempfile::TempDir,
     pub engine: Engine,
     /// dia_id → memory id
     pub ids: HashMap<String, i64>,
@@ -54,36 +55,17 @@ pub struct TempStore {
     pub sessions: HashMap<i64, usize>,
 }
 
-pub mod tempdir {
-    //! A minimal temporary directory (removed on drop), so eval needs no dev-dependency.
-    use std::path::{Path, PathBuf};
-    pub struct TempDir(PathBuf);
-    impl TempDir {
-        pub fn new(prefix: &str) -> std::io::Result<TempDir> {
-            let base = std::env::temp_dir();
-            for n in 0..1000u32 {
-                let p = base.join(format!("{prefix}-{}-{n}", std::process::id()));
-                if std::fs::create_dir(&p).is_ok() {
-                    return Ok(TempDir(p));
-                }
-            }
-            Err(std::io::Error::other("no free temporary directory name"))
-        }
-        pub fn path(&self) -> &Path {
-            &self.0
-        }
-    }
-    impl Drop for TempDir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
+/// A temporary directory (a throwaway store, a bench run), removed when dropped.
+pub fn tempdir(prefix: &str) -> Result<tempfile::TempDir> {
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir()
+        .map_err(|e| Error::io("creating a temporary directory", e))
 }
 
-/// Build a store holding these conversations (one profile each, or all in one).
-pub fn build_store(convs: &[&Conversation], profile_per_conv: bool) -> Result<TempStore> {
-    let dir = tempdir::TempDir::new("slm-eval")
-        .map_err(|e| Error::io("creating a temporary store", e))?;
+/// Build a store holding these conversations, all in the default profile.
+pub fn build_store(convs: &[&Conversation]) -> Result<TempStore> {
+    let dir = tempdir("slm-eval")?;
     let real = Paths::from_env();
     let paths = Paths::at(dir.path(), &real.cache);
     let engine = Engine::open(paths, OpenOptions::model(ModelMode::Load))?;
@@ -92,11 +74,7 @@ pub fn build_store(convs: &[&Conversation], profile_per_conv: bool) -> Result<Te
     let total: usize = convs.iter().map(|c| c.turns.len()).sum();
     let pb = crate::progress::bar(total as u64, "building");
     for conv in convs {
-        let profile = if profile_per_conv {
-            crate::DEFAULT_PROFILE.to_string()
-        } else {
-            crate::DEFAULT_PROFILE.to_string()
-        };
+        let profile = crate::DEFAULT_PROFILE.to_string();
         for chunk in conv.turns.chunks(128) {
             let items: Vec<NewMemory> = chunk
                 .iter()
@@ -184,7 +162,7 @@ pub fn request(query: &str, now_ms: i64, limit: usize, explain: bool) -> RecallR
     }
 }
 
-fn run_locomo(a: EvalLocomoArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
+fn run_locomo(a: EvalLocomoArgs, style: Style) -> Result<i32> {
     let mut quirks = Quirks::default();
     let convs = locomo::load(&a.path, &a.conversations, &mut quirks)?;
     if convs.is_empty() {
@@ -235,7 +213,7 @@ fn run_locomo(a: EvalLocomoArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
     let mut per_variant: Vec<Vec<QuestionOutcome>> = vec![Vec::new(); variants.len()];
     let mut threshold_used = crate::recall::tiers::SUPPORTED_AT;
     for conv in &convs {
-        let store = build_store(&[conv], false)?;
+        let store = build_store(&[conv])?;
         set_answer_check(store.dir.path(), &a.answer_check)?;
         threshold_used = store.engine.support_threshold();
         let now_ms = clock_after(&[conv]);
@@ -392,7 +370,7 @@ fn run_locomo(a: EvalLocomoArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
     if let Some(p) = &a.markdown {
         std::fs::write(p, &md).map_err(|e| Error::io(format!("writing {}", p.display()), e))?;
     }
-    crate::cli::emit_pub(
+    crate::output::emit(
         style,
         "eval",
         {
@@ -478,7 +456,7 @@ fn baseline(engine: &Engine, which: &str, query: &str, k: usize) -> Result<Vec<i
     }
 }
 
-fn run_questions(a: EvalQuestionsArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
+fn run_questions(a: EvalQuestionsArgs, style: Style) -> Result<i32> {
     let expect = match a.expect.as_str() {
         "none" => AnswerTier::None,
         "not-supported" => AnswerTier::Related,
@@ -503,7 +481,7 @@ fn run_questions(a: EvalQuestionsArgs, _g: &GlobalArgs, style: Style) -> Result<
     let mut quirks = Quirks::default();
     let convs = locomo::load(&path, &[], &mut quirks)?;
     let refs: Vec<&Conversation> = convs.iter().collect();
-    let store = build_store(&refs, false)?;
+    let store = build_store(&refs)?;
     let now_ms = clock_after(&refs);
     let mut failures = Vec::new();
     let mut rows = Vec::new();
@@ -532,7 +510,7 @@ fn run_questions(a: EvalQuestionsArgs, _g: &GlobalArgs, style: Style) -> Result<
         "failures": failures.iter().map(|(q, t, p)| serde_json::json!({"question": q, "tier": t, "top": p})).collect::<Vec<_>>(),
         "rows": rows,
     });
-    crate::cli::emit_pub(style, "eval", body, || {
+    crate::output::emit(style, "eval", body, || {
         let mut s = format!(
             "{met}/{} met the expectation ({}) on {}\n",
             questions.len(),

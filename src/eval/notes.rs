@@ -9,7 +9,7 @@
 //! right note in the top 3 / top 5, and unanswerable questions that were **not supported**,
 //! with every miss listed (question, tier, the note that came first).
 
-use crate::cli::args::EvalNotesArgs;
+use super::args::EvalNotesArgs;
 use crate::engine::{Engine, ModelMode, OpenOptions};
 use crate::memory::NewMemory;
 use crate::output::Style;
@@ -86,8 +86,7 @@ pub fn run(a: EvalNotesArgs, style: Style) -> Result<i32> {
         }
     }
 
-    let dir = super::tempdir::TempDir::new("slm-eval-notes")
-        .map_err(|e| Error::io("creating a temporary store", e))?;
+    let dir = super::tempdir("slm-eval-notes")?;
     let paths = Paths::at(dir.path(), &Paths::from_env().cache);
     let engine = Engine::open(paths, OpenOptions::model(ModelMode::Load))?;
     super::set_answer_check(dir.path(), &a.answer_check)?;
@@ -216,7 +215,7 @@ pub fn run(a: EvalNotesArgs, style: Style) -> Result<i32> {
         "recall_p50_ms": p50,
         "misses": misses,
     });
-    crate::cli::emit_pub(style, "eval", body.clone(), || {
+    crate::output::emit(style, "eval", body.clone(), || {
         let mut s = format!(
             "{} — {} notes, model {}\n\
              answerable {answerable}: supported with the right note first {:.3}, right note in top 3 {:.3}, top 5 {:.3}\n\

@@ -3,7 +3,7 @@
 //! evidence floor (`similarity_floor` in `slm-model.json`) and the support check's lift are
 //! read off these figures, so they are measured per model, not carried over from another.
 
-use crate::cli::args::EvalPairsArgs;
+use super::args::EvalPairsArgs;
 use crate::engine::{Engine, ModelMode, OpenOptions};
 use crate::output::Style;
 use crate::paths::Paths;
@@ -73,8 +73,7 @@ pub fn run(a: EvalPairsArgs, style: Style) -> Result<i32> {
             file.display()
         )));
     }
-    let dir = super::tempdir::TempDir::new("slm-eval-pairs")
-        .map_err(|e| Error::io("creating a temporary store", e))?;
+    let dir = super::tempdir("slm-eval-pairs")?;
     let real = Paths::from_env();
     let engine = Engine::open(
         Paths::at(dir.path(), &real.cache),
@@ -125,7 +124,7 @@ pub fn run(a: EvalPairsArgs, style: Style) -> Result<i32> {
         "similarity_floor": floor_row,
         "thresholds": thresholds,
     });
-    crate::cli::emit_pub(style, "eval", body.clone(), || {
+    crate::output::emit(style, "eval", body.clone(), || {
         let f = |s: &serde_json::Value| {
             format!(
                 "n {:>4}  min {:.3}  p10 {:.3}  median {:.3}  p90 {:.3}  max {:.3}",

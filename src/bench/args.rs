@@ -1,0 +1,49 @@
+//! The `slm bench` command line: plain clap structs (help text in their doc comments), owned
+//! by the benchmarks that read them; `cli::args` names them under `Command::Bench`.
+
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// Import N memories and report memories/s, time to findable, size, RSS.
+    Ingest(BenchIngestArgs),
+    /// Recall latency on a synthetic store built from LoCoMo turns.
+    Recall(BenchRecallArgs),
+    /// Vector index precision: recall@10 of f32, f16 and i8 HNSW against exact search.
+    Vectors(BenchRecallArgs),
+    /// End to end through the CLI against the warm worker (process start included), at each
+    /// concurrency, and the cold path with the worker down.
+    Worker(BenchRecallArgs),
+    /// Export, import and backup speed on the bench store (memories/s, MB/s).
+    Export(BenchExportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchExportArgs {
+    #[arg(long, default_value_t = 27000)]
+    pub memories: usize,
+    #[arg(long, default_value = "../shared/data/locomo-dev.json")]
+    pub data: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchIngestArgs {
+    #[arg(long, default_value_t = 1000)]
+    pub memories: usize,
+    /// LoCoMo file to take turn text from.
+    #[arg(long, default_value = "../shared/data/locomo-dev.json")]
+    pub data: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchRecallArgs {
+    #[arg(long, default_value_t = 27000)]
+    pub memories: usize,
+    #[arg(long, default_value_t = 200)]
+    pub questions: usize,
+    #[arg(long, value_delimiter = ',', default_values_t = vec![1])]
+    pub concurrency: Vec<usize>,
+    #[arg(long, default_value = "../shared/data/locomo-dev.json")]
+    pub data: PathBuf,
+}
