@@ -22,6 +22,7 @@ pub mod output;
 pub mod paths;
 pub mod progress;
 pub mod recall;
+pub mod render;
 pub mod service;
 pub mod session;
 pub mod settings;

@@ -178,7 +178,7 @@ pub fn execute(engine: &Arc<Engine>, req: &Request) -> Result<Reply> {
     match op {
         Op::Recall { req: r } => {
             let resp = crate::recall::budget::run(engine, r)?;
-            let human = style.map(|s| crate::cli::recall_cmd::render(&resp, s, r.explain));
+            let human = style.map(|s| crate::render::recall(&resp, s, r.explain));
             Ok(Reply::new(op, json!(resp), human))
         }
         Op::HookRecall { req: r, max_tokens } => {
@@ -193,13 +193,13 @@ pub fn execute(engine: &Arc<Engine>, req: &Request) -> Result<Reply> {
         }
         Op::Remember { memory } => {
             let r = engine.remember(memory.clone())?;
-            let human = style.map(|s| crate::cli::write::human_remembered(&r, s));
+            let human = style.map(|s| crate::render::remembered(&r, s));
             Ok(Reply::new(op, json!(r), human))
         }
         Op::Update { id, profile, patch } => {
             check_profile(engine, *id, profile)?;
             let m = engine.update(*id, patch.clone())?;
-            let human = style.map(|_| format!("updated {}", m.id));
+            let human = style.map(|_| crate::render::updated(m.id));
             Ok(Reply::new(op, json!({ "memory": m }), human))
         }
         Op::Delete { ids, profile } => {
@@ -207,20 +207,19 @@ pub fn execute(engine: &Arc<Engine>, req: &Request) -> Result<Reply> {
                 check_profile(engine, *id, profile)?;
             }
             let n = engine.delete(ids)?;
-            let human =
-                style.map(|_| format!("deleted {n} memor{}", if n == 1 { "y" } else { "ies" }));
+            let human = style.map(|_| crate::render::deleted(n));
             Ok(Reply::new(op, json!({ "deleted": ids }), human))
         }
         Op::List { filter } => {
             let ms = engine.list(filter)?;
-            let human = style.map(|s| crate::cli::read::render_list(&ms, s));
+            let human = style.map(|s| crate::render::list(&ms, s));
             Ok(Reply::new(op, json!({ "memories": ms }), human))
         }
         Op::Show { id, profile } => {
             check_profile(engine, *id, profile)?;
             let m = engine.get(*id)?.ok_or(Error::NotFound(*id))?;
             implicit_feedback(engine, profile, *id);
-            let human = style.map(|s| crate::cli::read::render_show(&m, s));
+            let human = style.map(|s| crate::render::show(&m, s));
             Ok(Reply::new(op, json!({ "memory": m }), human))
         }
         Op::Expand { id, filters } => {
@@ -228,7 +227,7 @@ pub fn execute(engine: &Arc<Engine>, req: &Request) -> Result<Reply> {
             let m = engine.get(*id)?.ok_or(Error::NotFound(*id))?;
             implicit_feedback(engine, &filters.profile, *id);
             let ctx = crate::recall::layers::context_for(engine, *id, filters)?;
-            let human = style.map(|s| crate::cli::recall_cmd::render_expand(&m, &ctx, s));
+            let human = style.map(|s| crate::render::expand(&m, &ctx, s));
             Ok(Reply::new(
                 op,
                 json!({ "memory": m, "context": ctx }),

@@ -2,7 +2,7 @@
 
 use super::args::{DeleteArgs, ForgetArgs, GlobalArgs, RememberArgs, UpdateArgs};
 use super::{parse_kind, parse_scope, parse_time, read_stdin};
-use crate::engine::{Engine, ModelMode, OpenOptions, Remembered};
+use crate::engine::{Engine, ModelMode, OpenOptions};
 use crate::memory::{MemoryPatch, NewMemory, Source};
 use crate::output::Style;
 use crate::output::emit;
@@ -51,21 +51,6 @@ pub fn remember(a: RememberArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
     // The warm worker embeds it at once; a cold write leaves the embedding pending for the
     // worker's background work (loading the model costs more than the write).
     super::forward::forward(Op::Remember { memory: m }, g, style, None)
-}
-
-pub(crate) fn human_remembered(r: &Remembered, style: Style) -> String {
-    let mut s = if r.existed {
-        format!("already remembered as {}", style.bold(&r.id.to_string()))
-    } else {
-        format!("remembered {}", style.bold(&r.id.to_string()))
-    };
-    if let Some(b) = &r.bookkeeping {
-        s.push_str(&style.dim(&format!(" (bookkeeping: {b}; kept out of answers)")));
-    }
-    if let Some(n) = &r.note {
-        s.push_str(&style.dim(&format!("\n  note: {n}")));
-    }
-    s
 }
 
 pub fn update(a: UpdateArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
