@@ -23,6 +23,16 @@ macro_rules! vocab {
             pub fn names() -> String {
                 [$($s),+].join(", ")
             }
+            /// An optional value given as `flag` (a command-line flag, or the agent argument
+            /// of the same meaning): absent is `None`, an unknown name a usage error.
+            pub fn parse_flag(flag: &str, v: Option<&str>) -> crate::Result<Option<Self>> {
+                v.map(|v| {
+                    Self::parse(v).ok_or_else(|| {
+                        crate::Error::Usage(format!("{flag} {v:?}: expected one of {}", Self::names()))
+                    })
+                })
+                .transpose()
+            }
         }
         impl std::fmt::Display for $name {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { f.write_str(self.as_str()) }

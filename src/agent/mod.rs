@@ -8,12 +8,12 @@
 //! result carries the score contract fields and its tier. Arguments arrive as JSON and are
 //! read into the typed structs of [`params`], which refuse arguments no schema lists.
 
-use crate::cli::args::{ColorChoice, GlobalArgs, RecallArgs};
-use crate::memory::{NewMemory, Source};
+use crate::memory::{Kind, NewMemory, Scope, Source};
 use crate::paths::Paths;
 use crate::recall::View;
 use crate::recall::filters::Filters;
 use crate::recall::ranking_mode::learn::Label;
+use crate::service::resolve::{self, RecallInput};
 use crate::service::{Op, Request};
 use crate::session::{SessionMode, SessionRequest};
 use crate::worker::client::{self, Mode};
@@ -43,20 +43,10 @@ impl Front {
         })
     }
 
-    fn global(&self) -> GlobalArgs {
-        GlobalArgs {
-            json: true,
-            color: ColorChoice::Never,
-            profile: self.profile.clone(),
-            no_worker: self.mode == Mode::Off,
-            no_wait: false,
-        }
-    }
-
     fn run(&self, op: Op, timeout: Option<Duration>) -> Result<Value> {
         // An agent never gets a cold guess while its own worker loads: a question waits
         // within its slot time, then hears busy (retryable).
-        let wait = crate::cli::forward::question_wait(&op, &self.paths).map(|w| {
+        let wait = client::question_wait(&op, &self.paths).map(|w| {
             if w.past_bound == client::PastBound::Cold {
                 client::Wait {
                     bound: crate::worker::questions::SLOT_WAIT,
@@ -166,8 +156,8 @@ impl Front {
                     .content
                     .ok_or_else(|| Error::Usage("content is required".into()))?;
                 // The CLI's own parsers: one list of kinds and scopes, one wording.
-                let kind = crate::cli::parse_kind(&p.kind)?;
-                let scope = crate::cli::parse_scope(&p.scope)?;
+                let kind = Kind::parse_flag("--kind", p.kind.as_deref())?;
+                let scope = Scope::parse_flag("--scope", p.scope.as_deref())?;
                 crate::memory::validate_text(&content)?;
                 let memory = NewMemory {
                     text: content,
@@ -214,7 +204,11 @@ impl Front {
     }
 
     fn recall(&self, p: RecallParams, view: View) -> Result<Value> {
-        let a = RecallArgs {
+        let (agent, include_related) = match view {
+            View::Agent { include_related } => (true, include_related),
+            View::Person => (false, false),
+        };
+        let a = RecallInput {
             query: p
                 .query
                 .ok_or_else(|| Error::Usage("query is required".into()))?,
@@ -234,13 +228,12 @@ impl Front {
             include_global: p.include_global.is_some_and(|f| f.0),
             kind: p.kind,
             budget_s: p.budget_s.map(|b| b.0),
-            ..Default::default()
+            agent,
+            include_related,
+            explain: false,
         };
-        let mut req = crate::cli::recall_cmd::resolve(&a, &self.global())?;
-        req.view = view;
-        let timeout = req
-            .budget_s
-            .map(|b| Duration::from_secs_f64(b) + crate::cli::forward::BUDGET_MARGIN);
+        let req = resolve::recall(&a, &self.profile)?;
+        let timeout = client::reply_timeout(req.budget_s);
         self.run(Op::Recall { req }, timeout)
     }
 }

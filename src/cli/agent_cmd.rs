@@ -1,11 +1,12 @@
 //! `session-context` and `hook recall`: what agents and hooks get.
 
-use super::args::{GlobalArgs, HookRecallArgs, RecallArgs, SessionContextArgs};
-use super::forward::{BUDGET_MARGIN, forward};
+use super::args::{GlobalArgs, HookRecallArgs, SessionContextArgs};
+use super::forward::forward;
 use crate::output::Style;
-use crate::recall::View;
 use crate::service::Op;
+use crate::service::resolve::{self, RecallInput};
 use crate::session::{SessionMode, SessionRequest};
+use crate::worker::client::BUDGET_MARGIN;
 use crate::{Error, Result};
 use std::time::Duration;
 
@@ -79,19 +80,18 @@ fn hook_inner(a: HookRecallArgs, g: &GlobalArgs, style: Style, budget: f64) -> R
     let query = truncate_bytes(&query, crate::recall::MAX_QUERY_BYTES);
     // The recall's own budget leaves room for the socket round trip inside the hard limit.
     let inner = (budget - BUDGET_MARGIN.as_secs_f64()).max(budget / 2.0);
-    let mut req = super::recall_cmd::resolve(
-        &RecallArgs {
+    // The person view: the block itself keeps only supported memories, or the labelled
+    // keyword matches when the full search ran out of time.
+    let req = resolve::recall(
+        &RecallInput {
             query,
             limit: HOOK_LIMIT,
             depth: 1,
             budget_s: Some(inner),
             ..Default::default()
         },
-        g,
+        &g.profile,
     )?;
-    // The person view: the block itself keeps only supported memories, or the labelled
-    // keyword matches when the full search ran out of time.
-    req.view = View::Person;
     let op = Op::HookRecall {
         req,
         max_tokens: a.max_tokens.unwrap_or(SessionMode::Hook.budget()),

@@ -6,11 +6,8 @@ use crate::output::Style;
 use crate::output::emit;
 use crate::paths::Paths;
 use crate::service::{Op, Request};
-use crate::worker::client::{self, Mode, PastBound, Wait};
+use crate::worker::client::{self, Mode, question_wait};
 use std::time::Duration;
-
-/// Slack over a recall's own budget for the socket round trip and process start.
-pub const BUDGET_MARGIN: Duration = Duration::from_millis(300);
 
 /// Run `op` where the worker mode says, print it, and return the exit code.
 pub fn forward(op: Op, g: &GlobalArgs, style: Style, timeout: Option<Duration>) -> Result<i32> {
@@ -54,42 +51,4 @@ pub fn forward(op: Op, g: &GlobalArgs, style: Style, timeout: Option<Duration>) 
     }
     emit(style, &answer.reply.command, body, || human)?;
     Ok(answer.reply.exit)
-}
-
-/// How long this request waits for a starting worker, and what it does past that.
-/// Questions (recall, expand, session context) wait; writes and listings do not (the
-/// in-process answer is the full answer for them). A budgeted recall or a hook waits
-/// within its own budget; a hook past it prints nothing rather than a warming guess.
-pub fn question_wait(op: &Op, paths: &Paths) -> Option<Wait> {
-    let configured = || {
-        std::env::var(client::QUESTION_WAIT_ENV)
-            .ok()
-            .and_then(|v| v.trim().parse::<f64>().ok())
-            .or_else(|| {
-                crate::settings::Settings::load(&paths.settings())
-                    .ok()
-                    .and_then(|s| s.worker.question_wait_s)
-            })
-            .filter(|s| s.is_finite() && *s >= 0.0)
-            .map(Duration::from_secs_f64)
-            .unwrap_or(client::QUESTION_WAIT)
-    };
-    match op {
-        Op::Recall { req } => Some(Wait {
-            bound: match req.budget_s {
-                Some(b) => configured().min(Duration::from_secs_f64(b / 2.0)),
-                None => configured(),
-            },
-            past_bound: PastBound::Cold,
-        }),
-        Op::Expand { .. } | Op::SessionContext { .. } => Some(Wait {
-            bound: configured(),
-            past_bound: PastBound::Cold,
-        }),
-        Op::HookRecall { req, .. } => Some(Wait {
-            bound: Duration::from_secs_f64(req.budget_s.unwrap_or(1.0)),
-            past_bound: PastBound::Nothing,
-        }),
-        _ => None,
-    }
 }

@@ -174,46 +174,6 @@ pub fn parse_limit(s: &str) -> std::result::Result<usize, String> {
     }
 }
 
-pub(crate) fn parse_kind(s: &Option<String>) -> Result<Option<crate::memory::Kind>> {
-    s.as_deref()
-        .map(|v| {
-            crate::memory::Kind::parse(v).ok_or_else(|| {
-                Error::Usage(format!(
-                    "--kind {v:?}: expected one of {}",
-                    crate::memory::Kind::names()
-                ))
-            })
-        })
-        .transpose()
-}
-
-pub(crate) fn parse_scope(s: &Option<String>) -> Result<Option<crate::memory::Scope>> {
-    s.as_deref()
-        .map(|v| {
-            crate::memory::Scope::parse(v).ok_or_else(|| {
-                Error::Usage(format!(
-                    "--scope {v:?}: expected one of {}",
-                    crate::memory::Scope::names()
-                ))
-            })
-        })
-        .transpose()
-}
-
-pub(crate) fn parse_time(
-    flag: &str,
-    v: &Option<String>,
-    now: chrono::DateTime<chrono::Utc>,
-) -> Result<Option<i64>> {
-    v.as_deref()
-        .map(|s| {
-            crate::timeparse::parse_point(s, now)
-                .map(|t| t.timestamp_millis())
-                .map_err(|e| Error::Usage(format!("{flag} {s:?}: {e}")))
-        })
-        .transpose()
-}
-
 /// Read all of standard input as UTF-8 text.
 pub(crate) fn read_stdin() -> Result<String> {
     use std::io::Read;

@@ -1,7 +1,6 @@
 //! `list`, `show`, `reindex`, `doctor`.
 
 use super::args::{GlobalArgs, ListArgs, ShowArgs};
-use super::parse_kind;
 use super::write::open;
 use crate::Result;
 use crate::engine::ModelMode;
@@ -14,7 +13,7 @@ use serde_json::json;
 pub fn list(a: ListArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
     let filter = ListFilter {
         profile: Some(g.profile.clone()),
-        kind: parse_kind(&a.kind)?,
+        kind: crate::memory::Kind::parse_flag("--kind", a.kind.as_deref())?,
         tag: a.tag,
         session_id: a.session,
         include_bookkeeping: a.all,

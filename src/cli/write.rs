@@ -1,13 +1,14 @@
 //! `remember`, `update`, `delete`, `forget` (`import` is in `import_cmd`).
 
 use super::args::{DeleteArgs, ForgetArgs, GlobalArgs, RememberArgs, UpdateArgs};
-use super::{parse_kind, parse_scope, parse_time, read_stdin};
+use super::read_stdin;
 use crate::engine::{Engine, ModelMode, OpenOptions};
-use crate::memory::{MemoryPatch, NewMemory, Source};
+use crate::memory::{Kind, MemoryPatch, NewMemory, Scope, Source};
 use crate::output::Style;
 use crate::output::emit;
 use crate::paths::Paths;
 use crate::service::Op;
+use crate::service::resolve::{self, RecallInput, time_point};
 use crate::{Error, Result};
 use serde_json::json;
 
@@ -22,27 +23,16 @@ pub fn remember(a: RememberArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
     };
     crate::memory::validate_text(&text)?;
     let clock = crate::Clock::from_env()?;
-    let source = a
-        .source
-        .as_deref()
-        .map(|s| {
-            Source::parse(s).ok_or_else(|| {
-                Error::Usage(format!(
-                    "--source {s:?}: expected one of {}",
-                    Source::names()
-                ))
-            })
-        })
-        .transpose()?;
+    let source = Source::parse_flag("--source", a.source.as_deref())?;
     let m = NewMemory {
         text,
-        kind: parse_kind(&a.kind)?,
+        kind: Kind::parse_flag("--kind", a.kind.as_deref())?,
         source,
         profile: Some(g.profile.clone()),
-        scope: parse_scope(&a.scope)?,
+        scope: Scope::parse_flag("--scope", a.scope.as_deref())?,
         session_id: a.session,
         tags: a.tags,
-        event_at: parse_time("--at", &a.at, clock.now())?,
+        event_at: time_point("--at", a.at.as_deref(), clock.now())?,
         pinned: a.pin,
         idempotency_key: a.idempotency_key,
         supersedes: a.supersedes,
@@ -61,7 +51,7 @@ pub fn update(a: UpdateArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
     };
     let patch = MemoryPatch {
         text,
-        kind: parse_kind(&a.kind)?,
+        kind: Kind::parse_flag("--kind", a.kind.as_deref())?,
         tags: if a.tags.is_empty() {
             None
         } else {
@@ -74,8 +64,8 @@ pub fn update(a: UpdateArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
         } else {
             None
         },
-        scope: parse_scope(&a.scope)?,
-        event_at: parse_time("--at", &a.at, clock.now())?,
+        scope: Scope::parse_flag("--scope", a.scope.as_deref())?,
+        event_at: time_point("--at", a.at.as_deref(), clock.now())?,
         superseded_by: a.superseded_by.map(Some),
         ..Default::default()
     };
@@ -108,7 +98,7 @@ pub fn forget(a: ForgetArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
         ));
     }
     let clock = crate::Clock::from_env()?;
-    let before = parse_time("--before", &a.before, clock.now())?;
+    let before = time_point("--before", a.before.as_deref(), clock.now())?;
     let engine = open(if a.query.is_some() {
         ModelMode::Load
     } else {
@@ -116,7 +106,7 @@ pub fn forget(a: ForgetArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
     })?;
     let filter = crate::store::ListFilter {
         profile: Some(g.profile.clone()),
-        kind: super::parse_kind(&a.kind)?,
+        kind: Kind::parse_flag("--kind", a.kind.as_deref())?,
         tag: a.tag.clone(),
         session_id: a.session.clone(),
         until: before,
@@ -125,14 +115,14 @@ pub fn forget(a: ForgetArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
     };
     let mut targets = engine.list(&filter)?;
     if let Some(q) = &a.query {
-        let req = super::recall_cmd::resolve(
-            &super::args::RecallArgs {
+        let req = resolve::recall(
+            &RecallInput {
                 query: q.clone(),
                 limit: 50,
                 depth: 0,
                 ..Default::default()
             },
-            g,
+            &g.profile,
         )?;
         // Choosing what to delete needs no answer: nothing is shown to a judge.
         let resp = crate::recall::run_unjudged(&engine, &req)?;

@@ -41,6 +41,54 @@ pub const QUESTION_WAIT_ENV: &str = "SLM_QUESTION_WAIT_S";
 /// load (the first start ever): the figure measured for the default model here.
 pub const DEFAULT_LOAD_ESTIMATE_MS: u64 = 2000;
 
+/// Slack over a recall's own budget for the socket round trip and process start.
+pub const BUDGET_MARGIN: Duration = Duration::from_millis(300);
+
+/// How long to wait for the reply to a request with this budget (None: no budget, the
+/// usual [`REPLY_TIMEOUT`]): a budgeted recall must not wait past its budget for the worker
+/// either.
+pub fn reply_timeout(budget_s: Option<f64>) -> Option<Duration> {
+    budget_s.map(|b| Duration::from_secs_f64(b) + BUDGET_MARGIN)
+}
+
+/// How long this request waits for a starting worker, and what it does past that.
+/// Questions (recall, expand, session context) wait; writes and listings do not (the
+/// in-process answer is the full answer for them). A budgeted recall or a hook waits
+/// within its own budget; a hook past it prints nothing rather than a warming guess.
+pub fn question_wait(op: &Op, paths: &Paths) -> Option<Wait> {
+    let configured = || {
+        std::env::var(QUESTION_WAIT_ENV)
+            .ok()
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .or_else(|| {
+                crate::settings::Settings::load(&paths.settings())
+                    .ok()
+                    .and_then(|s| s.worker.question_wait_s)
+            })
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .map(Duration::from_secs_f64)
+            .unwrap_or(QUESTION_WAIT)
+    };
+    match op {
+        Op::Recall { req } => Some(Wait {
+            bound: match req.budget_s {
+                Some(b) => configured().min(Duration::from_secs_f64(b / 2.0)),
+                None => configured(),
+            },
+            past_bound: PastBound::Cold,
+        }),
+        Op::Expand { .. } | Op::SessionContext { .. } => Some(Wait {
+            bound: configured(),
+            past_bound: PastBound::Cold,
+        }),
+        Op::HookRecall { req, .. } => Some(Wait {
+            bound: Duration::from_secs_f64(req.budget_s.unwrap_or(1.0)),
+            past_bound: PastBound::Nothing,
+        }),
+        _ => None,
+    }
+}
+
 /// How a question waits for a worker that is starting.
 #[derive(Debug, Clone, Copy)]
 pub struct Wait {

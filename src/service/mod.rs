@@ -4,11 +4,14 @@
 //! (clock, profile, settings, stdin already read, output style). That value is what goes over
 //! the socket to the warm worker, and it is what the in-process (cold) path runs when no
 //! worker answers: both call [`execute`] on an [`Engine`], so they run the very same code on
-//! the very same input. The MCP and HTTP fronts build the same requests.
+//! the very same input. The MCP and HTTP fronts build the same requests ([`resolve`] turns
+//! what any front was asked into them).
 //!
 //! A [`Reply`] carries the JSON body (what `--json` prints inside the envelope) and, when the
 //! caller wants it, the human text rendered with the caller's style, so a worker never needs
 //! to know about terminals and a client never re-implements rendering.
+
+pub mod resolve;
 
 use crate::engine::{Engine, KeyLink};
 use crate::memory::{MemoryPatch, NewMemory};
