@@ -10,6 +10,7 @@
 pub mod graph;
 pub mod manifest;
 pub mod onnx;
+pub mod reranker;
 pub mod tokenizer;
 
 pub use manifest::Manifest;

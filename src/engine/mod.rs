@@ -120,9 +120,8 @@ pub struct Engine {
     /// Set when the data dir takes no writes (read-only, a full disk): reads open without
     /// writing anything, writes say why they cannot.
     read_only: Option<NoWrites>,
-    reranker: crate::recall::rerank::Slot,
-    /// The local answer-check judge, once one is installed and loaded (empty until then).
-    local_judge: crate::recall::answer_check::LocalSlot,
+    /// The cross-encoder, loading in the background when one is configured.
+    reranker: embed::reranker::Slot,
     /// The last change-log seq applied to this engine's in-memory state (meta cache, vector
     /// index, BM25 reader). Another process may have moved the on-disk BM25 further; what
     /// this engine has seen is tracked here.
@@ -211,19 +210,12 @@ impl Engine {
             query_vecs: Mutex::new(HashMap::new()),
             baseline_sample: RwLock::new(None),
             read_only,
-            reranker: crate::recall::rerank::start(&settings_for_rerank, runtime_for_rerank),
-            local_judge: Default::default(),
+            reranker: embed::reranker::start(&settings_for_rerank, runtime_for_rerank),
             seen_seq: std::sync::atomic::AtomicI64::new(seen),
             store_id,
             counting_tokenizer: std::sync::OnceLock::new(),
             recent_recalls: Default::default(),
         };
-        if let Some(e) = &engine.embedder {
-            // The local answer check runs on the embedding model when it has the prompt.
-            if let Some(j) = crate::recall::answer_check::local::EmbeddingJudge::for_embedder(e) {
-                engine.local_judge.set(Some(Arc::new(j)));
-            }
-        }
         if engine.embedder.is_some() {
             engine.open_vectors(lease.is_some())?;
             // The worker (it waits for the lease) embeds only a small backlog before it
@@ -277,40 +269,8 @@ impl Engine {
         self.embedder.as_ref()
     }
 
-    pub fn reranker(&self) -> &crate::recall::rerank::Slot {
+    pub fn reranker(&self) -> &embed::reranker::Slot {
         &self.reranker
-    }
-
-    /// The answer check's judge for the next recall, and its time budget.
-    ///
-    /// Resolved from `settings.json` as it is now, not as it was when this engine opened: a
-    /// long-lived worker must stop sending the moment `slm answer-check off` revokes consent,
-    /// and start judging once it is given. (Reading a file of a few hundred bytes costs
-    /// microseconds next to a recall.) An unknown mode is a usage error.
-    pub fn judge(
-        &self,
-    ) -> Result<(
-        Option<Arc<dyn crate::recall::answer_check::Judge>>,
-        std::time::Duration,
-    )> {
-        let settings = Settings::load(&self.paths.settings())?.answer_check;
-        let (_, budget) = crate::recall::answer_check::mode_and_budget(&settings)?;
-        let judge = crate::recall::answer_check::resolve(&settings, self.local_judge.get())?;
-        Ok((judge, budget))
-    }
-
-    /// The answer check's settings as they are now, as text: part of the worker's key for
-    /// reusing an answer.
-    pub fn answer_check_fingerprint(&self) -> String {
-        match Settings::load(&self.paths.settings()) {
-            Ok(s) => serde_json::to_string(&s.answer_check).unwrap_or_default(),
-            Err(e) => e.to_string(),
-        }
-    }
-
-    /// The local judge's slot (its loader fills it; `auto` and `local` use what is there).
-    pub fn local_judge(&self) -> &crate::recall::answer_check::LocalSlot {
-        &self.local_judge
     }
 
     /// The fixed sample of stored embeddings that baselines are measured against (cached).
@@ -376,14 +336,6 @@ impl Engine {
             .read()
             .map_err(|_| Error::Other("meta lock poisoned".into()))?;
         Ok(f(&g))
-    }
-
-    /// The support check's threshold: the loaded model's own, else `tiers::SUPPORTED_AT`.
-    pub fn support_threshold(&self) -> f64 {
-        self.embedder
-            .as_ref()
-            .and_then(|e| e.supported_at())
-            .unwrap_or(crate::recall::tiers::SUPPORTED_AT)
     }
 
     /// The query's embedding (cached), or None when no model is loaded.

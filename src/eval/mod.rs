@@ -215,7 +215,7 @@ fn run_locomo(a: EvalLocomoArgs, style: Style) -> Result<i32> {
     for conv in &convs {
         let store = build_store(&[conv])?;
         set_answer_check(store.dir.path(), &a.answer_check)?;
-        threshold_used = store.engine.support_threshold();
+        threshold_used = crate::recall::tiers::support_threshold(&store.engine);
         let now_ms = clock_after(&[conv]);
         let pb = crate::progress::bar(
             (conv.questions.len() * variants.len()) as u64,

@@ -233,7 +233,7 @@ pub fn run(a: EvalNotesArgs, style: Style) -> Result<i32> {
         }
         s.push_str(&format!(
             "support threshold trade-off (this model's threshold: {}):\n",
-            engine.support_threshold()
+            crate::recall::tiers::support_threshold(&engine)
         ));
         for (t, a, u) in &tradeoff {
             s.push_str(&format!(

@@ -1,21 +1,15 @@
 //! Stage 6: the optional cross-encoder rerank. It never blocks.
 //!
-//! A user-supplied ONNX cross-encoder (settings `reranker.dir` or `SLM_RERANKER_DIR`, with
-//! `model.onnx` and the tokenizer files) is loaded in the background when the engine opens.
-//! Until it is ready — and whenever none is configured — the fused order stands and
-//! `reranker_status` says why. No cross-encoder weights can be fetched on this machine, so
-//! the loading path and the fallback are what the tests exercise.
+//! The cross-encoder is loaded in the background when the engine opens (`embed::reranker`);
+//! this stage only applies it. Until it is ready — and whenever none is configured — the
+//! fused order stands and `reranker_status` says why. No cross-encoder weights can be
+//! fetched on this machine, so the loading path and the fallback are what the tests exercise.
 
-use super::fusion::{self, Candidate};
-use crate::embed::onnx::environment;
-use fastembed::{
-    RerankInitOptionsUserDefined, TextRerank, TokenizerFiles, UserDefinedRerankingModel,
-};
+use super::fusion::Candidate;
+use crate::embed::reranker::{Slot, State};
 use serde::Serialize;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 
-pub const RERANKER_DIR_ENV: &str = "SLM_RERANKER_DIR";
+pub use crate::embed::reranker::RERANKER_DIR_ENV;
 /// Candidates the cross-encoder scores (the head of the qualified pool).
 pub const RERANK_DEPTH: usize = 30;
 
@@ -44,67 +38,6 @@ impl std::fmt::Display for RerankerStatus {
             RerankerStatus::Failed(why) => write!(f, "failed on this recall ({why})"),
         }
     }
-}
-
-pub enum State {
-    NotConfigured,
-    Loading,
-    Ready(Mutex<TextRerank>),
-    Unavailable(String),
-}
-
-pub type Slot = Arc<Mutex<Arc<State>>>;
-
-pub fn configured_dir(settings: &crate::settings::Settings) -> Option<PathBuf> {
-    std::env::var_os(RERANKER_DIR_ENV)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| settings.reranker.dir.clone())
-}
-
-fn read(dir: &Path, name: &str) -> Result<Vec<u8>, String> {
-    std::fs::read(dir.join(name)).map_err(|e| {
-        format!(
-            "{} is missing or unreadable ({e})",
-            dir.join(name).display()
-        )
-    })
-}
-
-/// Load a cross-encoder from a directory (blocking; call it off the recall path).
-pub fn load(dir: &Path, runtime: &Path) -> Result<TextRerank, String> {
-    let onnx = read(dir, "model.onnx")?;
-    let files = TokenizerFiles {
-        tokenizer_file: read(dir, "tokenizer.json")?,
-        config_file: read(dir, "config.json")?,
-        special_tokens_map_file: read(dir, "special_tokens_map.json")?,
-        tokenizer_config_file: read(dir, "tokenizer_config.json")?,
-    };
-    let env = environment(runtime)?;
-    TextRerank::try_new_from_user_defined(
-        UserDefinedRerankingModel::new(onnx, files),
-        RerankInitOptionsUserDefined::new().with_environment(env),
-    )
-    .map_err(|e| format!("the cross-encoder could not be loaded: {e}"))
-}
-
-/// Start loading in the background; the slot says how far it got.
-pub fn start(settings: &crate::settings::Settings, runtime: PathBuf) -> Slot {
-    let Some(dir) = configured_dir(settings) else {
-        return Arc::new(Mutex::new(Arc::new(State::NotConfigured)));
-    };
-    let slot: Slot = Arc::new(Mutex::new(Arc::new(State::Loading)));
-    let s2 = slot.clone();
-    std::thread::spawn(move || {
-        let st = match load(&dir, &runtime) {
-            Ok(m) => State::Ready(Mutex::new(m)),
-            Err(e) => State::Unavailable(e),
-        };
-        if let Ok(mut g) = s2.lock() {
-            *g = Arc::new(st);
-        }
-    });
-    slot
 }
 
 /// Reorder the head of the qualified pool by the cross-encoder, when it is ready.
@@ -150,7 +83,6 @@ pub fn apply(
                     .total_cmp(&a.rerank_score.unwrap_or(f32::MIN))
                     .then(a.id.cmp(&b.id))
             });
-            let _ = fusion::sort;
             RerankerStatus::Applied
         }
         Err(e) => RerankerStatus::Failed(e.to_string()),

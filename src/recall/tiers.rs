@@ -247,6 +247,14 @@ pub fn gibberish(ctx: &Context<'_>, best_cosine: f64) -> Option<&'static str> {
     None
 }
 
+/// The support check's threshold on `engine`: the loaded model's own, else [`SUPPORTED_AT`].
+pub fn support_threshold(engine: &Engine) -> f64 {
+    engine
+        .embedder()
+        .and_then(|e| e.supported_at())
+        .unwrap_or(SUPPORTED_AT)
+}
+
 pub fn gate_enabled(settings: &crate::settings::Settings) -> bool {
     let env_off = std::env::var(GATE_ENV).is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true"));
     !env_off && settings.retrieval.answer_support_gate
@@ -716,7 +724,7 @@ fn score_one(
                 .iter()
                 .any(|n| n.iter().all(|w| all_stems.contains(&text::stem(w))))
     };
-    let supported = word_match && names_ok && score >= ctx.engine.support_threshold();
+    let supported = word_match && names_ok && score >= support_threshold(ctx.engine);
     SupportSignals {
         id: c.id,
         cosine,

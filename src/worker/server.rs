@@ -512,7 +512,7 @@ fn question_key(engine: &Engine, request: &Request) -> String {
     }
     format!(
         "{}\u{1f}{}",
-        engine.answer_check_fingerprint(),
+        crate::recall::answer_check::fingerprint(&engine.paths),
         serde_json::to_string(&r).unwrap_or_default()
     )
 }

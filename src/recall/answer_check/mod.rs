@@ -315,7 +315,7 @@ pub fn stage(
     if !judged {
         return Ok(apply(None, &req.query, &[], Duration::ZERO, true));
     }
-    let (judge, budget) = engine.judge()?;
+    let (judge, budget) = judge_for(engine)?;
     let Some(judge) = judge else {
         return Ok(AnswerCheck::not_run(AnswerCheckStatus::Off, None));
     };
@@ -441,19 +441,31 @@ pub fn resolve(
     })
 }
 
-/// The engine's slot for a local judge. Empty until one is installed; the local judge's
-/// loader fills it (and may answer `warming` while it loads).
-#[derive(Default)]
-pub struct LocalSlot(std::sync::RwLock<Option<Arc<dyn Judge>>>);
+/// The judge for the next recall on `engine`, and its time budget.
+///
+/// Resolved from `settings.json` as it is now, not as it was when the engine opened: a
+/// long-lived worker must stop sending the moment `slm answer-check off` revokes consent,
+/// and start judging once it is given. (Reading a file of a few hundred bytes costs
+/// microseconds next to a recall.) The local judge is the engine's embedding model when it
+/// has an answer prompt. An unknown mode is a usage error.
+pub fn judge_for(
+    engine: &crate::engine::Engine,
+) -> crate::Result<(Option<Arc<dyn Judge>>, Duration)> {
+    let settings = crate::settings::Settings::load(&engine.paths.settings())?.answer_check;
+    let (_, budget) = mode_and_budget(&settings)?;
+    let local = engine
+        .embedder()
+        .and_then(local::EmbeddingJudge::for_embedder)
+        .map(|j| Arc::new(j) as Arc<dyn Judge>);
+    Ok((resolve(&settings, local)?, budget))
+}
 
-impl LocalSlot {
-    pub fn get(&self) -> Option<Arc<dyn Judge>> {
-        self.0.read().ok().and_then(|g| g.clone())
-    }
-    pub fn set(&self, judge: Option<Arc<dyn Judge>>) {
-        if let Ok(mut g) = self.0.write() {
-            *g = judge;
-        }
+/// The answer check's settings as they are now, as text: part of the worker's key for
+/// reusing an answer.
+pub fn fingerprint(paths: &crate::paths::Paths) -> String {
+    match crate::settings::Settings::load(&paths.settings()) {
+        Ok(s) => serde_json::to_string(&s.answer_check).unwrap_or_default(),
+        Err(e) => e.to_string(),
     }
 }
 
