@@ -37,7 +37,7 @@ pub fn run(a: BenchExportArgs, style: Style) -> Result<i32> {
     };
     let mut exported = 0u64;
     loop {
-        let page = engine.export_page(&q)?;
+        let page = crate::transfer::export::page_of(&engine, &q)?;
         for l in &page.lines {
             serde_json::to_writer(&mut out, l).map_err(|e| Error::io("writing", e.into()))?;
             out.write_all(b"\n").map_err(|e| Error::io("writing", e))?;

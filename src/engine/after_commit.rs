@@ -10,7 +10,7 @@ use crate::{Error, Result};
 /// full disk does, to show that a committed write is still acknowledged.
 const FAIL_AFTER_COMMIT_ENV: &str = "SLM_TEST_FAIL_AFTER_COMMIT";
 
-pub(super) fn injected_after_commit_failure() -> Result<()> {
+fn injected_after_commit_failure() -> Result<()> {
     if cfg!(debug_assertions) && std::env::var_os(FAIL_AFTER_COMMIT_ENV).is_some() {
         return Err(Error::Bm25(
             "database or disk is full (injected by the test hook)".into(),
@@ -20,16 +20,36 @@ pub(super) fn injected_after_commit_failure() -> Result<()> {
 }
 
 impl Engine {
+    /// After a committed write: bring the indexes along with `index`. A failure is reported
+    /// (on standard error, and as stale keyword-index health until the indexes catch up),
+    /// never returned: the write stands, or a caller would retry a saved memory. Returns the
+    /// report, `why` of the error, when there was one. Lets go of the keyword writer either
+    /// way.
+    pub(super) fn after_commit(
+        &self,
+        index: impl FnOnce() -> Result<()>,
+        why: impl FnOnce(&Error) -> String,
+    ) -> Option<String> {
+        let failed = injected_after_commit_failure()
+            .and_then(|_| index())
+            .err()
+            .map(|e| {
+                let why = why(&e);
+                eprintln!("slm: {why}");
+                self.mark_stale(&why);
+                why
+            });
+        self.close_bm25_writer();
+        failed
+    }
+
     /// BM25, embeddings and the vector index for freshly committed memories.
     pub(super) fn index_after_write(
         &self,
         results: &mut [Remembered],
         committed: std::time::Instant,
     ) -> Result<()> {
-        injected_after_commit_failure()?;
-        if let Ok(mut g) = self.baseline_sample.write() {
-            *g = None;
-        }
+        self.forget_baseline_sample();
         self.apply_changes()?;
         let keyword_ms = committed.elapsed().as_secs_f64() * 1000.0;
         for r in results.iter_mut() {

@@ -2,11 +2,12 @@
 //! change log, or (without the writer lease) read as it is or replaced by an empty one, or
 //! (in a data dir that takes no writes) read as it is or built in memory from the store.
 
+use super::sync::{Replay, fill_bm25};
 use crate::Result;
 use crate::index::IndexHealth;
 use crate::index::bm25::Bm25;
 use crate::paths::Paths;
-use crate::store::{ChangeOp, ListFilter, Store};
+use crate::store::{ChangeOp, Store};
 
 /// Open BM25, rebuilding or catching it up from the store when we hold the lease.
 pub(super) fn open_bm25(
@@ -29,13 +30,7 @@ pub(super) fn open_bm25(
             }
         }
         let mut b = Bm25::in_memory()?;
-        for m in store.list(&ListFilter {
-            include_bookkeeping: true,
-            ..Default::default()
-        })? {
-            b.upsert(m.id, &m.text, &m.profile, m.scope)?;
-        }
-        b.commit(store.generation()?)?;
+        fill_bm25(&mut b, store, false)?;
         b.close_writer();
         return Ok((
             b,
@@ -72,33 +67,16 @@ pub(super) fn open_bm25(
     }
     let (mut b, rebuilt) = Bm25::open(&paths.bm25_dir(), store_id, store.generation()?)?;
     let health = if let Some(why) = rebuilt {
-        let n = store.count()? as u64;
-        let gen_ = store.generation()?;
-        let pb = crate::progress::bar(n, "keywords");
-        for m in store.list(&ListFilter {
-            include_bookkeeping: true,
-            ..Default::default()
-        })? {
-            b.upsert(m.id, &m.text, &m.profile, m.scope)?;
-            pb.inc(1);
-        }
-        b.commit(gen_)?;
-        pb.finish_and_clear();
+        fill_bm25(&mut b, store, true)?;
         IndexHealth::Rebuilt(why)
     } else {
         let changes = store.changes_since(b.applied_seq())?;
-        let mut n = 0;
-        for c in &changes {
-            match c.op {
-                ChangeOp::Delete => b.delete(c.memory_id)?,
-                ChangeOp::Upsert => match store.get(c.memory_id)? {
-                    Some(m) => b.upsert(m.id, &m.text, &m.profile, m.scope)?,
-                    None => b.delete(c.memory_id)?,
-                },
-                ChangeOp::Embed => continue,
-            }
-            n += 1;
+        Replay {
+            bm25: Some(&mut b),
+            ..Default::default()
         }
+        .apply(store, &changes)?;
+        let n = changes.iter().filter(|c| c.op != ChangeOp::Embed).count();
         if let Some(last) = changes.last() {
             b.commit(last.seq)?;
         }

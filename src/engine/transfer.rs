@@ -1,12 +1,11 @@
-//! The engine's side of import and export: pages of a store read out, correction links
-//! made by key after an import, and the per-file state a notes import compares itself with.
+//! The engine's side of an import: correction links made by key after it, and the per-file
+//! state a notes import compares itself with. (Export reads through `reader`, see
+//! `transfer::export::page_of`.)
 //! The writes follow the engine's write path (lease → SQLite commit → indexes catch up).
 
 use super::Engine;
-use super::after_commit::injected_after_commit_failure;
 use crate::Result;
 use crate::lock::{WRITE_WAIT, WriteLock};
-use crate::transfer::export::{self, ExportQuery, Page};
 use serde::{Deserialize, Serialize};
 
 /// "The memory stored under `new_key` corrects the one under `old_ref`", within a profile.
@@ -28,13 +27,6 @@ pub struct LinkReport {
 }
 
 impl Engine {
-    /// One page of an export (see `transfer::export`).
-    pub fn export_page(&self, q: &ExportQuery) -> Result<Page> {
-        // A reader connection: a long export never holds the engine's own store lock.
-        let reader = self.reader()?;
-        export::page(&reader, &self.store_id, q)
-    }
-
     /// Every (key, id) of a profile under a key prefix.
     pub fn keys_with_prefix(&self, profile: &str, prefix: &str) -> Result<Vec<(String, i64)>> {
         self.store()?.keys_with_prefix(profile, prefix)
@@ -67,7 +59,10 @@ impl Engine {
             }
             Ok(r)
         })?;
-        self.after_metadata_write("linked");
+        self.after_commit(
+            || self.apply_changes(),
+            |e| format!("linked, but updating the indexes failed ({e})"),
+        );
         Ok(report)
     }
 
@@ -85,23 +80,6 @@ impl Engine {
             Ok(())
         })?;
         Ok(())
-    }
-
-    /// After a committed write that changed metadata only: bring the indexes along; a
-    /// failure is reported, never returned (the write stands, see `remember_batch`).
-    fn after_metadata_write(&self, what: &str) {
-        let indexed = (|| -> Result<()> {
-            injected_after_commit_failure()?;
-            self.apply_changes()
-        })();
-        if let Err(e) = indexed {
-            let why = format!("{what}, but updating the indexes failed ({e})");
-            eprintln!("slm: {why}");
-            self.mark_stale(&why);
-        }
-        if let Ok(mut b) = self.bm25.write() {
-            b.close_writer();
-        }
     }
 
     /// The memories of a list of ids that exist, with their origin and whether corrected.

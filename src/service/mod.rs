@@ -252,7 +252,7 @@ pub fn execute(engine: &Arc<Engine>, req: &Request) -> Result<Reply> {
             Ok(Reply::new(op, json!(r), None))
         }
         Op::ExportPage { query } => {
-            let page = engine.export_page(query)?;
+            let page = crate::transfer::export::page_of(engine, query)?;
             Ok(Reply::new(op, json!(page), None))
         }
         Op::ImportNotes { file, dry_run } => {

@@ -26,6 +26,19 @@ impl Store {
         Ok(b.flatten().map(|b| blob_to_f32s(&b)))
     }
 
+    /// A memory's embedding when `model` made it (None: no embedding yet, another model's,
+    /// or no such memory).
+    pub fn embedding_by(&self, id: i64, model: &str) -> Result<Option<Vec<f32>>> {
+        let b: Option<Option<Vec<u8>>> = self
+            .conn
+            .prepare_cached(
+                "SELECT embedding FROM memories WHERE id = ?1 AND embedding_model = ?2",
+            )?
+            .query_row(params![id, model], |r| r.get(0))
+            .optional()?;
+        Ok(b.flatten().map(|b| blob_to_f32s(&b)))
+    }
+
     /// Every stored embedding made by `model` (for rebuilding the vector index).
     pub fn embeddings(
         &self,

@@ -40,6 +40,12 @@ pub struct Page {
     pub total: Option<i64>,
 }
 
+/// One page of an export from `engine`, read on a reader connection: a long export never
+/// holds the engine's own store lock.
+pub fn page_of(engine: &crate::engine::Engine, q: &ExportQuery) -> Result<Page> {
+    page(&engine.reader()?, engine.store_id(), q)
+}
+
 /// Read one page.
 pub fn page(store: &Store, store_id: &str, q: &ExportQuery) -> Result<Page> {
     let total = match q.after_id {
