@@ -94,9 +94,15 @@ impl From<&Error> for RemoteError {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// The error for a lock whose holder panicked, named after the lock:
-/// `readers.lock().map_err(poisoned("the readers lock"))?`.
+/// `readers.lock().map_err(poisoned("the readers lock"))?`. Every lock in slm reports a
+/// poisoning this way (an internal error: something panicked while holding it).
 pub fn poisoned<T>(lock: &'static str) -> impl FnOnce(T) -> Error {
-    move |_| Error::Other(format!("{lock} was poisoned"))
+    move |_| Error::Other(poisoned_message(lock))
+}
+
+/// What [`poisoned`] says, for a caller that reports a status rather than an error.
+pub fn poisoned_message(lock: &str) -> String {
+    format!("{lock} was poisoned")
 }
 
 /// SQLite gave up waiting for another connection (`SQLITE_BUSY`, `SQLITE_LOCKED`).

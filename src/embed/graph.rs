@@ -204,7 +204,7 @@ impl GraphEmbedder {
         let mut session = self
             .session
             .lock()
-            .map_err(|_| Error::Model("the embedder lock was poisoned".into()))?;
+            .map_err(crate::error::poisoned(super::EMBEDDER_LOCK))?;
         let outputs = session
             .run(ort::inputs!["input_ids" => input, "attention_mask" => mask])
             .map_err(err)?;

@@ -25,6 +25,9 @@ pub const ORT_LIB_ENV: &str = "ORT_DYLIB_PATH";
 /// notion of meaning and must never be used to judge recall quality.
 pub const EMBEDDER_ENV: &str = "SLM_EMBEDDER";
 
+/// What a poisoned lock around a loaded model is called in the error.
+const EMBEDDER_LOCK: &str = "the embedder lock";
+
 /// Something that turns texts into unit-length vectors.
 pub trait Embedder: Send + Sync {
     /// Stable id of the model; stored with every embedding.

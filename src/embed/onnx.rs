@@ -238,7 +238,7 @@ impl Embedder for OnnxEmbedder {
         let mut model = self
             .model
             .lock()
-            .map_err(|_| Error::Model("the embedder lock was poisoned".into()))?;
+            .map_err(crate::error::poisoned(super::EMBEDDER_LOCK))?;
         // Batches are padded to their longest text: embedding texts of similar length
         // together wastes far less work than the arrival order would.
         let mut order: Vec<usize> = (0..texts.len()).collect();

@@ -49,6 +49,8 @@ pub use transfer::{KeyLink, LinkReport};
 const BM25_LOCK: &str = "the keyword index lock";
 const VECTORS_LOCK: &str = "the vector index lock";
 const META_LOCK: &str = "the meta cache lock";
+const BM25_HEALTH_LOCK: &str = "the keyword index health lock";
+const VECTOR_HEALTH_LOCK: &str = "the vector index health lock";
 
 /// Whether to load the embedding model when opening.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -263,7 +265,7 @@ impl Engine {
         *self
             .bm25_health
             .lock()
-            .map_err(poisoned("the keyword index health lock"))? = h;
+            .map_err(poisoned(BM25_HEALTH_LOCK))? = h;
         Ok(())
     }
 
@@ -271,7 +273,7 @@ impl Engine {
         *self
             .vector_health
             .lock()
-            .map_err(poisoned("the vector index health lock"))? = h;
+            .map_err(poisoned(VECTOR_HEALTH_LOCK))? = h;
         Ok(())
     }
 

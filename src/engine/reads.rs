@@ -1,10 +1,10 @@
 //! What the engine answers without writing: memories, keyword and vector lookups, index
 //! health, and the loaded models (the query embedding cache, token counting).
 
-use super::{BM25_LOCK, Engine, META_LOCK, VECTORS_LOCK};
+use super::{BM25_HEALTH_LOCK, BM25_LOCK, Engine, META_LOCK, VECTOR_HEALTH_LOCK, VECTORS_LOCK};
 use crate::Result;
 use crate::embed::{self, Embedder, ModelStatus};
-use crate::error::poisoned;
+use crate::error::{poisoned, poisoned_message};
 use crate::index::IndexHealth;
 use crate::index::bm25::{Bm25, Visibility};
 use crate::index::meta::MetaMap;
@@ -33,14 +33,14 @@ impl Engine {
         self.bm25_health
             .lock()
             .map(|h| h.clone())
-            .unwrap_or(IndexHealth::Unavailable("poisoned".into()))
+            .unwrap_or_else(|_| IndexHealth::Unavailable(poisoned_message(BM25_HEALTH_LOCK)))
     }
 
     pub fn vector_health(&self) -> IndexHealth {
         self.vector_health
             .lock()
             .map(|h| h.clone())
-            .unwrap_or(IndexHealth::Unavailable("poisoned".into()))
+            .unwrap_or_else(|_| IndexHealth::Unavailable(poisoned_message(VECTOR_HEALTH_LOCK)))
     }
 
     pub fn with_bm25<T>(&self, f: impl FnOnce(&Bm25) -> T) -> Result<T> {

@@ -7,9 +7,12 @@
 
 use super::fusion::Candidate;
 use crate::embed::reranker::{Slot, State};
+use crate::error::poisoned_message;
 use serde::Serialize;
 
 pub use crate::embed::reranker::RERANKER_DIR_ENV;
+const RERANKER_LOCK: &str = "the reranker lock";
+
 /// Candidates the cross-encoder scores (the head of the qualified pool).
 pub const RERANK_DEPTH: usize = 30;
 
@@ -49,7 +52,7 @@ pub fn apply(
 ) -> RerankerStatus {
     let state = match slot.lock() {
         Ok(g) => g.clone(),
-        Err(_) => return RerankerStatus::Failed("reranker lock poisoned".into()),
+        Err(_) => return RerankerStatus::Failed(poisoned_message(RERANKER_LOCK)),
     };
     let model = match &*state {
         State::NotConfigured => return RerankerStatus::NotConfigured,
@@ -66,7 +69,7 @@ pub fn apply(
         .map(|c| text_of(c.id).unwrap_or_default())
         .collect();
     let Ok(mut m) = model.lock() else {
-        return RerankerStatus::Failed("reranker lock poisoned".into());
+        return RerankerStatus::Failed(poisoned_message(RERANKER_LOCK));
     };
     match m.rerank(query.to_string(), docs, false, None) {
         Ok(rs) => {
