@@ -1,0 +1,357 @@
+//! The decision: which tier the answer is, and which memories it shows.
+
+use super::score::{
+    RARE_MAX_DOCS, RARE_SHARE, SupportSignals, TIME_WORDS, Words, question_baseline, score_one,
+    stems,
+};
+use super::{
+    AnswerTier, Context, Decision, NOTE_RELATED, NOTE_RELATED_AGENT, Tier, gibberish, note_none,
+    note_warming,
+};
+use crate::recall::View;
+use crate::recall::channels::Channel;
+use crate::recall::fusion::Candidate;
+use crate::recall::voice;
+use crate::{Result, text};
+use std::collections::HashSet;
+
+/// Support score below which a memory is not even related.
+pub const RELATED_AT: f64 = 0.20;
+/// Candidates the support check scores (the head of the ranked pool).
+pub const SUPPORT_DEPTH: usize = 30;
+/// Related answers show at most this many memories (the spec: up to three).
+pub const RELATED_MAX: usize = 3;
+/// Warming answers show at most this many keyword results (the spec: up to five).
+pub const WARMING_MAX: usize = 5;
+/// Shown weak matches (with show_weak).
+pub const WEAK_MAX: usize = 5;
+
+pub fn decide(ctx: &Context<'_>, ranked: &[Candidate], _no_candidates: bool) -> Result<Decision> {
+    let req = ctx.req;
+    let limit = req.limit.max(1);
+    let agent = matches!(req.view, View::Agent { .. });
+    let include_related = matches!(
+        req.view,
+        View::Agent {
+            include_related: true
+        }
+    );
+
+    // The ungated behaviour, on request: the ranked list as it is.
+    if !req.support_gate {
+        let results: Vec<_> = ranked
+            .iter()
+            .take(limit)
+            .map(|c| (c.clone(), Tier::Supported, None))
+            .collect();
+        let tier = if results.is_empty() {
+            AnswerTier::None
+        } else {
+            AnswerTier::Supported
+        };
+        return Ok(Decision {
+            gibberish: None,
+            tier,
+            note: None,
+            warming: false,
+            results,
+            weak: Vec::new(),
+            signals: Vec::new(),
+        });
+    }
+
+    let n_docs = ctx.engine.num_docs().max(1);
+    // Words of a time phrase ("last Friday") are matched by the temporal producer, not by
+    // the memory's words, so the word tests leave them out.
+    let time_words: HashSet<String> = ctx
+        .q
+        .time
+        .refs
+        .iter()
+        .flat_map(|r| text::words(&r.matched))
+        .chain(TIME_WORDS.iter().map(|w| w.to_string()))
+        .collect();
+    let words: Vec<String> = ctx
+        .q
+        .content_words
+        .iter()
+        .filter(|w| !time_words.contains(*w))
+        .cloned()
+        .collect();
+    let q_stems = stems(&words);
+    let rare: Vec<String> = words
+        .iter()
+        .filter(|w| {
+            // A word in no memory is the rarest of all: no memory carries it.
+            let df = ctx.engine.doc_freq(w);
+            df <= RARE_MAX_DOCS || (df as f64) / (n_docs as f64) <= RARE_SHARE
+        })
+        .map(|w| text::stem(w))
+        .collect();
+    let q_base = question_baseline(ctx);
+    let strict = !ctx.q.has_question_word;
+
+    // Who each memory speaks as, to and about; a name of the question is a person of the
+    // store when some scored memory is spoken by or to it.
+    let head: Vec<&Candidate> = ranked.iter().take(SUPPORT_DEPTH).collect();
+    let mut voices = Vec::with_capacity(head.len());
+    for c in &head {
+        let m = ctx.engine.get(c.id)?;
+        voices.push(match m {
+            Some(m) => voice::read(&m.text, m.speaker.as_deref()),
+            None => voice::read("", None),
+        });
+    }
+    let people: Vec<Vec<String>> = ctx
+        .q
+        .names
+        .iter()
+        .filter(|n| {
+            voices
+                .iter()
+                .any(|v| v.people().any(|p| voice::same_person(&p, n)))
+        })
+        .cloned()
+        .collect();
+    let mut signals = Vec::new();
+    for (c, v) in head.iter().zip(&voices) {
+        let words = Words {
+            q_stems: &q_stems,
+            rare: &rare,
+            people: &people,
+        };
+        signals.push(score_one(ctx, c, v, &words, q_base, strict));
+    }
+
+    // Present tense: no word-match test; answered from the newest memories.
+    if ctx.q.present_tense && !ctx.warming {
+        let mut newest: Vec<&Candidate> = ranked
+            .iter()
+            .filter(|c| c.channels.contains_key(&Channel::Temporal))
+            .collect();
+        newest.sort_by_key(|c| {
+            c.channels
+                .get(&Channel::Temporal)
+                .map(|h| h.rank)
+                .unwrap_or(usize::MAX)
+        });
+        let results: Vec<_> = newest
+            .into_iter()
+            .take(limit)
+            .map(|c| (c.clone(), Tier::Supported, None))
+            .collect();
+        if !results.is_empty() {
+            return Ok(Decision {
+                gibberish: None,
+                tier: AnswerTier::Supported,
+                note: None,
+                warming: false,
+                results,
+                weak: Vec::new(),
+                signals,
+            });
+        }
+    }
+
+    let best_cosine = signals
+        .iter()
+        .filter_map(|s| s.cosine)
+        .fold(f64::MIN, f64::max);
+    let junk = gibberish(ctx, best_cosine);
+
+    if ctx.warming {
+        // Nothing was measured, so never "isn't in memory": keyword results, labelled related.
+        // After a fall-back to keyword search a memory must carry every rare word and at least
+        // half of the content words.
+        let keep: Vec<_> = ranked
+            .iter()
+            .filter(|c| c.channels.contains_key(&Channel::Bm25))
+            .filter(|c| {
+                signals
+                    .iter()
+                    .find(|s| s.id == c.id)
+                    .is_some_and(|s| s.text_rare_all && s.text_coverage >= 0.5)
+            })
+            .take(WARMING_MAX)
+            .map(|c| {
+                (
+                    c.clone(),
+                    Tier::Related,
+                    signals.iter().find(|s| s.id == c.id).map(|s| s.score),
+                )
+            })
+            .collect();
+        let mut note = note_warming(ctx.req.warming_estimate_ms);
+        if let Some(r) = &ctx.degraded_reason {
+            note.push_str(&format!(" ({r})"));
+        }
+        let shown = if agent && !include_related {
+            Vec::new()
+        } else {
+            keep
+        };
+        return Ok(Decision {
+            gibberish: None,
+            tier: AnswerTier::Related,
+            note: Some(note),
+            warming: true,
+            results: shown,
+            weak: Vec::new(),
+            signals,
+        });
+    }
+
+    if let Some(_why) = junk {
+        let weak = if req.show_weak {
+            weak_list(ranked, &signals)
+        } else {
+            Vec::new()
+        };
+        return Ok(Decision {
+            gibberish: junk,
+            tier: AnswerTier::None,
+            note: Some(note_none()),
+            warming: false,
+            results: Vec::new(),
+            weak,
+            signals,
+        });
+    }
+
+    let supported: HashSet<i64> = signals
+        .iter()
+        .filter(|s| s.supported)
+        .map(|s| s.id)
+        .collect();
+    if !supported.is_empty() {
+        let results: Vec<_> = ranked
+            .iter()
+            .filter(|c| supported.contains(&c.id))
+            .take(limit)
+            .map(|c| {
+                (
+                    c.clone(),
+                    Tier::Supported,
+                    signals.iter().find(|s| s.id == c.id).map(|s| s.score),
+                )
+            })
+            .collect();
+        let weak = if req.show_weak {
+            weak_list(
+                &ranked
+                    .iter()
+                    .filter(|c| !supported.contains(&c.id))
+                    .cloned()
+                    .collect::<Vec<_>>(),
+                &signals,
+            )
+        } else {
+            Vec::new()
+        };
+        return Ok(Decision {
+            gibberish: None,
+            tier: AnswerTier::Supported,
+            note: None,
+            warming: false,
+            results,
+            weak,
+            signals,
+        });
+    }
+
+    // Pinned memories are still returned when nothing else is.
+    let pinned: Vec<_> = ctx.engine.with_meta(|m| {
+        ranked
+            .iter()
+            .filter(|c| m.get(&c.id).is_some_and(|r| r.pinned))
+            .take(limit)
+            .cloned()
+            .collect::<Vec<_>>()
+    })?;
+
+    let mut related: Vec<(&Candidate, f64)> = ranked
+        .iter()
+        .filter_map(|c| signals.iter().find(|s| s.id == c.id).map(|s| (c, s)))
+        .filter(|(_, s)| s.score >= RELATED_AT && (!strict || s.text_coverage > 0.0))
+        .map(|(c, s)| (c, s.score))
+        .collect();
+    related.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.id.cmp(&b.0.id)));
+    related.truncate(RELATED_MAX);
+    // The closest by support, shown in ranking order.
+    related.sort_by_key(|(c, _)| ranked.iter().position(|r| r.id == c.id));
+    if !related.is_empty() {
+        let shown: Vec<_> = if agent && !include_related {
+            Vec::new()
+        } else {
+            related
+                .iter()
+                .map(|(c, s)| ((*c).clone(), Tier::Related, Some(*s)))
+                .collect()
+        };
+        let note = if agent && !include_related {
+            NOTE_RELATED_AGENT
+        } else {
+            NOTE_RELATED
+        };
+        let weak = if req.show_weak {
+            weak_list(ranked, &signals)
+        } else {
+            Vec::new()
+        };
+        return Ok(Decision {
+            gibberish: None,
+            tier: AnswerTier::Related,
+            note: Some(note.into()),
+            warming: false,
+            results: shown,
+            weak,
+            signals,
+        });
+    }
+    if !pinned.is_empty() {
+        let results = pinned
+            .into_iter()
+            .map(|c| (c, Tier::Related, None))
+            .collect();
+        return Ok(Decision {
+            gibberish: None,
+            tier: AnswerTier::Related,
+            note: Some(NOTE_RELATED.into()),
+            warming: false,
+            results,
+            weak: Vec::new(),
+            signals,
+        });
+    }
+    let weak = if req.show_weak {
+        weak_list(ranked, &signals)
+    } else {
+        Vec::new()
+    };
+    Ok(Decision {
+        gibberish: None,
+        tier: AnswerTier::None,
+        note: Some(note_none()),
+        warming: false,
+        results: Vec::new(),
+        weak,
+        signals,
+    })
+}
+
+fn weak_list(
+    ranked: &[Candidate],
+    signals: &[SupportSignals],
+) -> Vec<(Candidate, Tier, Option<f64>)> {
+    ranked
+        .iter()
+        .take(WEAK_MAX)
+        .map(|c| {
+            (
+                c.clone(),
+                Tier::Weak,
+                signals.iter().find(|s| s.id == c.id).map(|s| s.score),
+            )
+        })
+        .collect()
+}
