@@ -358,7 +358,7 @@ fn run_stages(engine: &Engine, req: &RecallRequest, judged: bool) -> Result<Reca
         cosine_floor,
         answer_check: Some(&check),
     };
-    let decision = tiers::decide(&ctx, &kept, no_candidates)?;
+    let decision = tiers::decide(&ctx, &kept)?;
     timing.insert("support".to_string(), ms(t));
 
     // 10. layers and budget

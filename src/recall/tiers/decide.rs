@@ -25,41 +25,56 @@ pub const RELATED_MAX: usize = 3;
 pub const WARMING_MAX: usize = 5;
 /// Shown weak matches (with show_weak).
 pub const WEAK_MAX: usize = 5;
+/// After a fall-back to keyword search (warming), a memory shown must carry at least this
+/// share of the question's content words (and every rare word): the spec's "at least half
+/// of its content words" (how-recall-works.md, "Support tiers"), taken as written, not
+/// measured here.
+pub const KEYWORD_FALLBACK_COVERAGE: f64 = 0.5;
 
-pub fn decide(ctx: &Context<'_>, ranked: &[Candidate], _no_candidates: bool) -> Result<Decision> {
-    let req = ctx.req;
-    let limit = req.limit.max(1);
-    let agent = matches!(req.view, View::Agent { .. });
-    let include_related = matches!(
-        req.view,
-        View::Agent {
-            include_related: true
-        }
-    );
+/// A memory shown: the candidate, its tier, its support score when it was scored.
+type Shown = (Candidate, Tier, Option<f64>);
 
-    // The ungated behaviour, on request: the ranked list as it is.
-    if !req.support_gate {
-        let results: Vec<_> = ranked
-            .iter()
-            .take(limit)
-            .map(|c| (c.clone(), Tier::Supported, None))
-            .collect();
-        let tier = if results.is_empty() {
-            AnswerTier::None
-        } else {
-            AnswerTier::Supported
-        };
-        return Ok(Decision {
+impl Decision {
+    /// An answer of `tier` with `note`, showing `results`: measured (not warming), not
+    /// gibberish, no weak list (see [`Decision::with_weak`]).
+    fn answer(
+        tier: AnswerTier,
+        note: Option<String>,
+        results: Vec<Shown>,
+        signals: Vec<SupportSignals>,
+    ) -> Decision {
+        Decision {
             gibberish: None,
             tier,
-            note: None,
+            note,
             warming: false,
             results,
             weak: Vec::new(),
-            signals: Vec::new(),
-        });
+            signals,
+        }
     }
 
+    /// The closest weak matches of `pool` too, when the request asked for them.
+    fn with_weak<'a>(mut self, asked: bool, pool: impl Iterator<Item = &'a Candidate>) -> Decision {
+        if asked {
+            self.weak = pool
+                .take(WEAK_MAX)
+                .map(|c| shown(c, Tier::Weak, &self.signals))
+                .collect();
+        }
+        self
+    }
+}
+
+/// `c` shown as `tier`, with its support score when it was scored.
+fn shown(c: &Candidate, tier: Tier, signals: &[SupportSignals]) -> Shown {
+    let score = signals.iter().find(|s| s.id == c.id).map(|s| s.score);
+    (c.clone(), tier, score)
+}
+
+/// The head of the ranked pool scored (see `score`), and whether the question is strict (no
+/// question word: only a memory carrying its words answers it).
+fn score_head(ctx: &Context<'_>, ranked: &[Candidate]) -> Result<(Vec<SupportSignals>, bool)> {
     let n_docs = ctx.engine.num_docs().max(1);
     // Words of a time phrase ("last Friday") are matched by the temporal producer, not by
     // the memory's words, so the word tests leave them out.
@@ -113,15 +128,49 @@ pub fn decide(ctx: &Context<'_>, ranked: &[Candidate], _no_candidates: bool) -> 
         })
         .cloned()
         .collect();
-    let mut signals = Vec::new();
-    for (c, v) in head.iter().zip(&voices) {
-        let words = Words {
-            q_stems: &q_stems,
-            rare: &rare,
-            people: &people,
+    let words = Words {
+        q_stems: &q_stems,
+        rare: &rare,
+        people: &people,
+    };
+    let signals = head
+        .iter()
+        .zip(&voices)
+        .map(|(c, v)| score_one(ctx, c, v, &words, q_base, strict))
+        .collect();
+    Ok((signals, strict))
+}
+
+/// Which tier the answer is and which memories it shows, tried in this order: ungated (on
+/// request), present tense (the newest), warming (keyword results, related), gibberish
+/// (none), supported, related (the closest by support), pinned, none.
+pub fn decide(ctx: &Context<'_>, ranked: &[Candidate]) -> Result<Decision> {
+    let req = ctx.req;
+    let limit = req.limit.max(1);
+    // An agent that did not ask for related memories is told they exist, not shown them.
+    let hide_related = matches!(
+        req.view,
+        View::Agent {
+            include_related: false
+        }
+    );
+
+    // The ungated behaviour, on request: the ranked list as it is.
+    if !req.support_gate {
+        let results: Vec<_> = ranked
+            .iter()
+            .take(limit)
+            .map(|c| (c.clone(), Tier::Supported, None))
+            .collect();
+        let tier = if results.is_empty() {
+            AnswerTier::None
+        } else {
+            AnswerTier::Supported
         };
-        signals.push(score_one(ctx, c, v, &words, q_base, strict));
+        return Ok(Decision::answer(tier, None, results, Vec::new()));
     }
+
+    let (signals, strict) = score_head(ctx, ranked)?;
 
     // Present tense: no word-match test; answered from the newest memories.
     if ctx.q.present_tense && !ctx.warming {
@@ -141,15 +190,12 @@ pub fn decide(ctx: &Context<'_>, ranked: &[Candidate], _no_candidates: bool) -> 
             .map(|c| (c.clone(), Tier::Supported, None))
             .collect();
         if !results.is_empty() {
-            return Ok(Decision {
-                gibberish: None,
-                tier: AnswerTier::Supported,
-                note: None,
-                warming: false,
+            return Ok(Decision::answer(
+                AnswerTier::Supported,
+                None,
                 results,
-                weak: Vec::new(),
                 signals,
-            });
+            ));
         }
     }
 
@@ -167,55 +213,27 @@ pub fn decide(ctx: &Context<'_>, ranked: &[Candidate], _no_candidates: bool) -> 
             .iter()
             .filter(|c| c.channels.contains_key(&Channel::Bm25))
             .filter(|c| {
-                signals
-                    .iter()
-                    .find(|s| s.id == c.id)
-                    .is_some_and(|s| s.text_rare_all && s.text_coverage >= 0.5)
+                signals.iter().find(|s| s.id == c.id).is_some_and(|s| {
+                    s.text_rare_all && s.text_coverage >= KEYWORD_FALLBACK_COVERAGE
+                })
             })
             .take(WARMING_MAX)
-            .map(|c| {
-                (
-                    c.clone(),
-                    Tier::Related,
-                    signals.iter().find(|s| s.id == c.id).map(|s| s.score),
-                )
-            })
+            .map(|c| shown(c, Tier::Related, &signals))
             .collect();
         let mut note = note_warming(ctx.req.warming_estimate_ms);
         if let Some(r) = &ctx.degraded_reason {
             note.push_str(&format!(" ({r})"));
         }
-        let shown = if agent && !include_related {
-            Vec::new()
-        } else {
-            keep
-        };
-        return Ok(Decision {
-            gibberish: None,
-            tier: AnswerTier::Related,
-            note: Some(note),
-            warming: true,
-            results: shown,
-            weak: Vec::new(),
-            signals,
-        });
+        let results = if hide_related { Vec::new() } else { keep };
+        let mut d = Decision::answer(AnswerTier::Related, Some(note), results, signals);
+        d.warming = true;
+        return Ok(d);
     }
 
-    if let Some(_why) = junk {
-        let weak = if req.show_weak {
-            weak_list(ranked, &signals)
-        } else {
-            Vec::new()
-        };
-        return Ok(Decision {
-            gibberish: junk,
-            tier: AnswerTier::None,
-            note: Some(note_none()),
-            warming: false,
-            results: Vec::new(),
-            weak,
-            signals,
-        });
+    if junk.is_some() {
+        let mut d = Decision::answer(AnswerTier::None, Some(note_none()), Vec::new(), signals);
+        d.gibberish = junk;
+        return Ok(d.with_weak(req.show_weak, ranked.iter()));
     }
 
     let supported: HashSet<i64> = signals
@@ -228,35 +246,13 @@ pub fn decide(ctx: &Context<'_>, ranked: &[Candidate], _no_candidates: bool) -> 
             .iter()
             .filter(|c| supported.contains(&c.id))
             .take(limit)
-            .map(|c| {
-                (
-                    c.clone(),
-                    Tier::Supported,
-                    signals.iter().find(|s| s.id == c.id).map(|s| s.score),
-                )
-            })
+            .map(|c| shown(c, Tier::Supported, &signals))
             .collect();
-        let weak = if req.show_weak {
-            weak_list(
-                &ranked
-                    .iter()
-                    .filter(|c| !supported.contains(&c.id))
-                    .cloned()
-                    .collect::<Vec<_>>(),
-                &signals,
-            )
-        } else {
-            Vec::new()
-        };
-        return Ok(Decision {
-            gibberish: None,
-            tier: AnswerTier::Supported,
-            note: None,
-            warming: false,
-            results,
-            weak,
-            signals,
-        });
+        let rest = ranked.iter().filter(|c| !supported.contains(&c.id));
+        return Ok(
+            Decision::answer(AnswerTier::Supported, None, results, signals)
+                .with_weak(req.show_weak, rest),
+        );
     }
 
     // Pinned memories are still returned when nothing else is.
@@ -280,78 +276,34 @@ pub fn decide(ctx: &Context<'_>, ranked: &[Candidate], _no_candidates: bool) -> 
     // The closest by support, shown in ranking order.
     related.sort_by_key(|(c, _)| ranked.iter().position(|r| r.id == c.id));
     if !related.is_empty() {
-        let shown: Vec<_> = if agent && !include_related {
-            Vec::new()
+        let (results, note) = if hide_related {
+            (Vec::new(), NOTE_RELATED_AGENT)
         } else {
-            related
+            let shown = related
                 .iter()
                 .map(|(c, s)| ((*c).clone(), Tier::Related, Some(*s)))
-                .collect()
+                .collect();
+            (shown, NOTE_RELATED)
         };
-        let note = if agent && !include_related {
-            NOTE_RELATED_AGENT
-        } else {
-            NOTE_RELATED
-        };
-        let weak = if req.show_weak {
-            weak_list(ranked, &signals)
-        } else {
-            Vec::new()
-        };
-        return Ok(Decision {
-            gibberish: None,
-            tier: AnswerTier::Related,
-            note: Some(note.into()),
-            warming: false,
-            results: shown,
-            weak,
-            signals,
-        });
+        return Ok(
+            Decision::answer(AnswerTier::Related, Some(note.into()), results, signals)
+                .with_weak(req.show_weak, ranked.iter()),
+        );
     }
     if !pinned.is_empty() {
         let results = pinned
             .into_iter()
             .map(|c| (c, Tier::Related, None))
             .collect();
-        return Ok(Decision {
-            gibberish: None,
-            tier: AnswerTier::Related,
-            note: Some(NOTE_RELATED.into()),
-            warming: false,
+        return Ok(Decision::answer(
+            AnswerTier::Related,
+            Some(NOTE_RELATED.into()),
             results,
-            weak: Vec::new(),
             signals,
-        });
+        ));
     }
-    let weak = if req.show_weak {
-        weak_list(ranked, &signals)
-    } else {
-        Vec::new()
-    };
-    Ok(Decision {
-        gibberish: None,
-        tier: AnswerTier::None,
-        note: Some(note_none()),
-        warming: false,
-        results: Vec::new(),
-        weak,
-        signals,
-    })
-}
-
-fn weak_list(
-    ranked: &[Candidate],
-    signals: &[SupportSignals],
-) -> Vec<(Candidate, Tier, Option<f64>)> {
-    ranked
-        .iter()
-        .take(WEAK_MAX)
-        .map(|c| {
-            (
-                c.clone(),
-                Tier::Weak,
-                signals.iter().find(|s| s.id == c.id).map(|s| s.score),
-            )
-        })
-        .collect()
+    Ok(
+        Decision::answer(AnswerTier::None, Some(note_none()), Vec::new(), signals)
+            .with_weak(req.show_weak, ranked.iter()),
+    )
 }

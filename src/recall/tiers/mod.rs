@@ -40,7 +40,10 @@ mod decide;
 mod gibberish;
 mod score;
 
-pub use decide::{RELATED_AT, RELATED_MAX, SUPPORT_DEPTH, WARMING_MAX, WEAK_MAX, decide};
+pub use decide::{
+    KEYWORD_FALLBACK_COVERAGE, RELATED_AT, RELATED_MAX, SUPPORT_DEPTH, WARMING_MAX, WEAK_MAX,
+    decide,
+};
 pub use gibberish::{GIBBERISH_WORDLIKE_BELOW, gibberish};
 pub use score::{
     LIFT_FULL, MEANING_NEEDS_WORDS, RARE_MAX_DOCS, RARE_SHARE, SUPPORTED_AT, SupportSignals,
