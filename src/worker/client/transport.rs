@@ -1,0 +1,65 @@
+//! One exchange with the worker on its socket, and what can go wrong with the transport
+//! (never an answer from the worker).
+
+use crate::worker::protocol::{self, ClientBody, ClientFrame, WorkerBody, WorkerFrame};
+use crate::worker::runtime_dir::WorkerFiles;
+use interprocess::local_socket::{Stream, prelude::*};
+use std::io::BufReader;
+use std::time::Duration;
+
+/// A transport failure (never an answer from the worker).
+#[derive(Debug)]
+pub(super) enum Transport {
+    /// No socket, or nobody listening on it (stale).
+    NotRunning { stale: bool },
+    /// The request could not be handed over: the worker did not get it.
+    NotSent(String),
+    /// The worker is another version; it ran nothing and is leaving.
+    Mismatch,
+    /// The request was sent, then the connection broke or timed out: it may have run.
+    Lost(String),
+    /// Something that is not our worker listens on the socket: nothing was sent to it.
+    Refused(String),
+}
+
+pub(super) fn exchange(
+    files: &WorkerFiles,
+    body: ClientBody,
+    timeout: Duration,
+) -> std::result::Result<WorkerFrame, Transport> {
+    let conn = match Stream::connect(
+        crate::worker::server::name(files).map_err(|e| Transport::NotSent(e.to_string()))?,
+    ) {
+        Ok(c) => c,
+        Err(e) => {
+            return Err(Transport::NotRunning {
+                stale: e.kind() == std::io::ErrorKind::ConnectionRefused,
+            });
+        }
+    };
+    // Before a byte of the request leaves: is the listener us?
+    if let Err(e) = crate::worker::runtime_dir::check_peer(&conn) {
+        return Err(Transport::Refused(e.to_string()));
+    }
+    let _ = conn.set_send_timeout(Some(Duration::from_secs(10)));
+    let _ = conn.set_recv_timeout(Some(timeout));
+    let frame = ClientFrame {
+        protocol: protocol::PROTOCOL,
+        version: protocol::version(),
+        body,
+    };
+    {
+        let mut w = &conn;
+        // A frame that did not get out whole is never run (the worker needs its newline).
+        protocol::write_frame(&mut w, &frame).map_err(|e| Transport::NotSent(e.to_string()))?;
+    }
+    let reply: WorkerFrame = protocol::read_frame(&mut BufReader::new(&conn))
+        .map_err(|e| Transport::Lost(e.to_string()))?;
+    if reply.protocol != protocol::PROTOCOL
+        || reply.version != protocol::version()
+        || matches!(reply.body, WorkerBody::VersionMismatch)
+    {
+        return Err(Transport::Mismatch);
+    }
+    Ok(reply)
+}
