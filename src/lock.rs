@@ -13,6 +13,9 @@ use std::time::{Duration, Instant};
 /// How long a write waits for another writer. Writes are short; a longer wait means an
 /// import is running, and the caller is told to retry (exit 75).
 pub const WRITE_WAIT: Duration = Duration::from_secs(15);
+/// How often a waiting writer tries the lease again. Chosen, not measured: a write holds it
+/// for milliseconds, and a try is one system call.
+const LEASE_POLL: Duration = Duration::from_millis(5);
 
 pub struct WriteLock {
     _file: File,
@@ -41,7 +44,7 @@ impl WriteLock {
             match file.try_lock() {
                 Ok(()) => return Ok(WriteLock { _file: file }),
                 Err(TryLockError::WouldBlock) if start.elapsed() < wait => {
-                    std::thread::sleep(Duration::from_millis(5))
+                    std::thread::sleep(LEASE_POLL)
                 }
                 Err(TryLockError::WouldBlock) => {
                     return Err(Error::Busy {

@@ -21,6 +21,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 mod wire;
 
 pub const DEFAULT_ADDR: &str = "127.0.0.1:7377";
+/// Reading a token file another process is still writing: this many tries, this far apart
+/// (a second in all, for a write of 64 bytes). Chosen, not measured.
+const TOKEN_READ_TRIES: usize = 100;
+const TOKEN_READ_PAUSE: std::time::Duration = std::time::Duration::from_millis(10);
 /// Connections served at once (a thread each); past this the server answers 503 at once.
 pub const MAX_IN_FLIGHT: usize = 32;
 /// The parameters `GET /recall` accepts (the MCP recall tool's, with `q` for `query`).
@@ -72,13 +76,14 @@ pub fn token(front: &Front) -> Result<String> {
         Err(e) => return Err(Error::io(format!("creating {}", path.display()), e)),
     }
     let _ = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600));
-    for _ in 0..100 {
+    // Another process made the file a moment ago and may still be writing it.
+    for _ in 0..TOKEN_READ_TRIES {
         let t = std::fs::read_to_string(&path)
             .map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
         if t.trim().len() >= 64 {
             return Ok(t.trim().to_string());
         }
-        std::thread::sleep(std::time::Duration::from_millis(10));
+        std::thread::sleep(TOKEN_READ_PAUSE);
     }
     Err(Error::Other(format!(
         "{} is not a token (shorter than 64 hex digits); delete it and a new one is made",

@@ -330,7 +330,8 @@ fn bm25(engine: &Engine, q: &Classified, filters: &Filters) -> Result<Option<Hit
 }
 
 /// Below this closeness to a named time a memory is not a temporal hit (the proximity
-/// halves every interval length outside it, so 0.05 is about 4.3 lengths away).
+/// halves every interval length outside it, so 0.05 is about 4.3 lengths away). Chosen,
+/// not measured.
 pub const TEMPORAL_MIN_PROXIMITY: f64 = 0.05;
 
 /// The newest admitted memories up to `now_ms` ("what am I working on").

@@ -172,15 +172,25 @@ fn ms(t: Instant) -> f64 {
 }
 
 /// Trust follows where a memory came from: what the user saved is trusted most, hook and
-/// captured text least (it is what was typed, not what was decided).
+/// captured text least (it is what was typed, not what was decided). The values order the
+/// sources; they were chosen, not measured (`trust_score` is reported, never ranked on).
 pub fn trust_of(source: Source) -> f64 {
     match source {
-        Source::User => 1.0,
-        Source::Agent | Source::Import => 0.9,
-        Source::Hook => 0.6,
-        Source::CapturedPrompt => 0.5,
+        Source::User => TRUST_USER,
+        Source::Agent | Source::Import => TRUST_AGENT_OR_IMPORT,
+        Source::Hook => TRUST_HOOK,
+        Source::CapturedPrompt => TRUST_CAPTURED_PROMPT,
     }
 }
+
+/// What the user saved.
+pub const TRUST_USER: f64 = 1.0;
+/// What an agent saved, or an import brought in.
+pub const TRUST_AGENT_OR_IMPORT: f64 = 0.9;
+/// What a hook saved.
+pub const TRUST_HOOK: f64 = 0.6;
+/// A captured prompt: what was typed, not what was decided.
+pub const TRUST_CAPTURED_PROMPT: f64 = 0.5;
 
 pub fn validate_query(q: &str) -> Result<()> {
     if q.trim().is_empty() {

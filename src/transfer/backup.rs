@@ -32,6 +32,9 @@ pub const MANIFEST_FORMAT: u32 = 1;
 /// Pages copied per backup step (4 KiB pages: 4 MiB a step), so the progress bar moves;
 /// the read transaction around the steps keeps them one snapshot.
 pub const PAGES_PER_STEP: i32 = 1024;
+/// The pause before trying a backup step again that found the source busy or locked.
+/// Chosen, not measured: it should not happen at all (see the step loop).
+const BUSY_PAUSE: std::time::Duration = std::time::Duration::from_millis(20);
 /// Test hook: `PAGES,PAUSE_MS` — copy this many pages a step and pause between steps, so a
 /// test can keep a backup running while it writes.
 pub const TEST_STEP_ENV: &str = "SLM_TEST_BACKUP_STEP";
@@ -218,7 +221,7 @@ fn copy_snapshot(
                 rusqlite::backup::StepResult::More => {}
                 // The destination is ours alone and the source is read in a WAL snapshot:
                 // busy or locked here means something else is wrong; wait a little and retry.
-                _ => std::thread::sleep(std::time::Duration::from_millis(20)),
+                _ => std::thread::sleep(BUSY_PAUSE),
             }
             let p = b.progress();
             let total = p.pagecount.max(0) as u64;

@@ -22,6 +22,9 @@ use std::time::{Duration, Instant};
 pub const SLOT_WAIT: Duration = Duration::from_secs(12);
 /// How long a complete answer is reused while nothing is written (the spec: 8 seconds).
 pub const CACHE_TTL: Duration = Duration::from_secs(8);
+/// How often background work looks whether the questions it steps aside for have finished.
+/// Chosen, not measured: one atomic load, short next to any question.
+const STEP_ASIDE_POLL: Duration = Duration::from_millis(5);
 /// Cached answers kept at most (oldest dropped first).
 const CACHE_MAX: usize = 256;
 /// Environment overrides (tests and operators): slot count and slot wait in milliseconds.
@@ -114,7 +117,7 @@ impl Questions {
     pub fn step_aside(&self, max: Duration) -> Duration {
         let t = Instant::now();
         while self.running() > 0 && t.elapsed() < max {
-            std::thread::sleep(Duration::from_millis(5));
+            std::thread::sleep(STEP_ASIDE_POLL);
         }
         t.elapsed()
     }

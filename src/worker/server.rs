@@ -64,6 +64,23 @@ pub const MAX_READING: usize = MAX_CONNECTIONS / 2;
 /// that sends its question or status ping at once is never kept out by callers that do not.
 pub const STALLED_AFTER: Duration = Duration::from_millis(250);
 
+/// How long a second worker waits for the start-up lock of one already loading before it
+/// gives up (the same minute `slm worker start` waits for readiness, `client::READY_WAIT`).
+pub const STARTUP_LOCK_WAIT: Duration = Duration::from_secs(60);
+/// A stopping worker lets the requests it is answering finish for at most this long: above
+/// a question's own bounds (a slot wait of 12 s, producers of 3 s, the answer check's
+/// budget) with room to spare. Chosen, not measured.
+pub const DRAIN_WAIT: Duration = Duration::from_secs(30);
+/// How often a stopping worker looks whether its requests have finished. Chosen, not
+/// measured: short next to any request, cheap (one atomic load).
+pub const DRAIN_POLL: Duration = Duration::from_millis(20);
+/// How often the idle watch looks (at most; a short idle timeout, as tests set, is checked
+/// four times over). Chosen, not measured: the idle timeout is minutes.
+pub const IDLE_CHECK: Duration = Duration::from_millis(500);
+/// The pause between background batches. Chosen, not measured: a batch is ~0.2–0.5 s, so
+/// background work takes at most about half the model's time while there is a backlog.
+pub const BACKGROUND_PAUSE: Duration = Duration::from_millis(500);
+
 /// What `slm worker status` shows.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Status {
@@ -202,7 +219,7 @@ impl Worker {
 /// `slm worker run`: serve until idle, stopped or killed.
 pub fn run(paths: Paths) -> Result<()> {
     let files = WorkerFiles::for_paths(&paths)?;
-    let startup = crate::lock::WriteLock::acquire(&files.startup_lock, Duration::from_secs(60))
+    let startup = crate::lock::WriteLock::acquire(&files.startup_lock, STARTUP_LOCK_WAIT)
         .map_err(|_| Error::Other("another worker has been starting for a minute".into()))?;
     if Stream::connect(name(&files)?).is_ok() {
         eprintln!(
@@ -526,8 +543,8 @@ fn shutdown(w: &Arc<Worker>) {
         // New requests are refused from now on; let the ones being answered finish
         // (bounded), then leave.
         let t = Instant::now();
-        while w.active.load(Ordering::SeqCst) > 0 && t.elapsed() < Duration::from_secs(30) {
-            std::thread::sleep(Duration::from_millis(20));
+        while w.active.load(Ordering::SeqCst) > 0 && t.elapsed() < DRAIN_WAIT {
+            std::thread::sleep(DRAIN_POLL);
         }
         let _ = std::fs::remove_file(&w.files.socket);
         eprintln!("slm worker (pid {}) stopped", std::process::id());
@@ -537,7 +554,7 @@ fn shutdown(w: &Arc<Worker>) {
 
 fn watch_idle(w: &Arc<Worker>) {
     loop {
-        std::thread::sleep(Duration::from_millis(500).min(w.idle / 4 + Duration::from_millis(10)));
+        std::thread::sleep(IDLE_CHECK.min(w.idle / 4 + Duration::from_millis(10)));
         if w.connections.load(Ordering::SeqCst) == 0 && w.idle_for() >= w.idle {
             eprintln!("slm worker: idle for {} s; exiting", w.idle.as_secs());
             shutdown(w);
@@ -549,7 +566,7 @@ fn watch_idle(w: &Arc<Worker>) {
 /// Embedding backlog, baselines, index saves: small batches that yield to questions.
 fn background(w: &Arc<Worker>) {
     loop {
-        std::thread::sleep(Duration::from_millis(500));
+        std::thread::sleep(BACKGROUND_PAUSE);
         if w.stopping.load(Ordering::SeqCst) {
             return;
         }

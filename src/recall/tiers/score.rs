@@ -11,12 +11,23 @@ use crate::{embed, text};
 use serde::Serialize;
 use std::collections::HashSet;
 
+// The weights of the support score. Chosen by hand when the support check was written
+// (lift and coverage carry the score, rare words and a shared entity tip it; the four sum to
+// 1, so a memory with every signal scores 1 before a reranker), not tuned one by one since:
+// what was measured is the threshold on their sum, SUPPORTED_AT, with them as they are.
+/// Weight of the memory's lift over a typical memory (see `LIFT_FULL`).
 pub const W_LIFT: f64 = 0.45;
+/// Weight of the share of the question's words the answering statements carry.
 pub const W_COVERAGE: f64 = 0.35;
+/// Weight of carrying every rare word of the question.
 pub const W_RARE: f64 = 0.10;
+/// Weight of a named entity in common.
 pub const W_ENTITY: f64 = 0.10;
+/// Weight of the cross-encoder's score (squashed to 0..1), when one ran. Chosen, not
+/// measured: no cross-encoder weights could be fetched here to measure it with.
 pub const W_RERANK: f64 = 0.20;
-/// A lift of this much cosine above typical counts in full.
+/// A lift of this much cosine above typical counts in full. Chosen with the weights (same
+/// commit), not measured.
 pub const LIFT_FULL: f64 = 0.35;
 /// Support score a memory needs to support the question. Measured with `slm eval locomo` on
 /// the dev split (4 conversations), answerable questions with evidence in the top 3
@@ -60,7 +71,8 @@ pub(super) const TIME_WORDS: &[&str] = &[
     "year",
     "weekend",
 ];
-/// Weight of the temporal score in the support score for questions that name a time.
+/// Weight of the temporal score in the support score for questions that name a time (added
+/// with the time-word handling in bea7e02). Chosen, not measured.
 pub const W_TIME: f64 = 0.30;
 
 #[derive(Debug, Clone, Serialize)]

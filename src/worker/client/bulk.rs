@@ -9,7 +9,6 @@ use crate::worker::protocol::{ClientBody, WorkerBody, WorkerFrame};
 use crate::worker::runtime_dir::WorkerFiles;
 use crate::{Error, Result};
 use std::sync::Arc;
-use std::time::Duration;
 
 /// Where a command that sends many requests in a row (an import, an export) runs them: the
 /// warm worker when one answers, else one engine opened here for all of them (not one per
@@ -30,7 +29,7 @@ impl Target {
         let worker = match mode {
             Mode::Auto => {
                 let files = WorkerFiles::for_paths(paths)?;
-                match exchange(&files, ClientBody::Ping, Duration::from_secs(5)) {
+                match exchange(&files, ClientBody::Ping, super::lifecycle::PING_TIMEOUT) {
                     Ok(WorkerFrame {
                         body: WorkerBody::Status { .. },
                         ..

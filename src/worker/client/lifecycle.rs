@@ -18,6 +18,21 @@ pub const LOG_ROTATE_BYTES: u64 = 1 << 20;
 /// `slm worker start` waits this long for the worker to load its model and listen.
 pub const READY_WAIT: Duration = Duration::from_secs(60);
 
+/// A ping (status, stop, finding a worker for a bulk command) is answered at once, without
+/// a recall slot; a worker that has not answered one in this long is stuck. Chosen, not
+/// measured.
+pub const PING_TIMEOUT: Duration = Duration::from_secs(5);
+/// A worker of another version answers nothing and leaves; a new one is started once it is
+/// gone, or after this long. Chosen, not measured: it has no requests of ours to finish.
+pub const MISMATCH_GONE_WAIT: Duration = Duration::from_secs(10);
+/// `slm worker stop` (and `restart`, `reindex`, `restore`) waits this long for the worker
+/// to be gone after asking it to leave. Chosen, not measured: shorter than its drain
+/// bound (`server::DRAIN_WAIT`), since a stop should not hang on a stuck question.
+pub const STOP_WAIT: Duration = Duration::from_secs(15);
+/// How often a client looks whether a leaving worker has gone. Chosen, not measured: one
+/// refused connect costs microseconds.
+pub const GONE_POLL: Duration = Duration::from_millis(20);
+
 /// How to learn that a starting worker is ready: a real signal, never a polling loop.
 pub enum Ready {
     /// We spawned it: it writes one line on the pipe that is its stdout when it listens
@@ -124,14 +139,14 @@ pub(super) fn wait_gone(files: &WorkerFiles, wait: Duration) {
         if Stream::connect(crate::worker::server::name(files).expect("named before")).is_err() {
             return;
         }
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(GONE_POLL);
     }
 }
 
 /// The running worker's status, or None.
 pub fn status(paths: &Paths) -> Result<Option<Status>> {
     let files = WorkerFiles::for_paths(paths)?;
-    match exchange(&files, ClientBody::Ping, Duration::from_secs(5)) {
+    match exchange(&files, ClientBody::Ping, PING_TIMEOUT) {
         Ok(WorkerFrame {
             body: WorkerBody::Status { status },
             ..
@@ -156,8 +171,8 @@ pub fn start_and_wait(paths: &Paths) -> Result<Status> {
         return Ok(s);
     }
     let stale = files.socket.exists();
-    if let Err(Transport::Mismatch) = exchange(&files, ClientBody::Ping, Duration::from_secs(5)) {
-        wait_gone(&files, Duration::from_secs(10));
+    if let Err(Transport::Mismatch) = exchange(&files, ClientBody::Ping, PING_TIMEOUT) {
+        wait_gone(&files, MISMATCH_GONE_WAIT);
     }
     let ready = start(paths, &files, stale)?;
     if ready.wait(READY_WAIT) {
@@ -175,13 +190,13 @@ pub fn start_and_wait(paths: &Paths) -> Result<Status> {
 /// `slm worker stop`: ask it to leave and wait until it is gone. Returns the pid stopped.
 pub fn stop(paths: &Paths) -> Result<Option<u32>> {
     let files = WorkerFiles::for_paths(paths)?;
-    match exchange(&files, ClientBody::Shutdown, Duration::from_secs(5)) {
+    match exchange(&files, ClientBody::Shutdown, PING_TIMEOUT) {
         Ok(f) => {
-            wait_gone(&files, Duration::from_secs(15));
+            wait_gone(&files, STOP_WAIT);
             Ok(Some(f.pid))
         }
         Err(Transport::Mismatch) => {
-            wait_gone(&files, Duration::from_secs(15));
+            wait_gone(&files, STOP_WAIT);
             Ok(None)
         }
         Err(_) => Ok(None),

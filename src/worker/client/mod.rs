@@ -49,6 +49,13 @@ pub const DEFAULT_LOAD_ESTIMATE_MS: u64 = 2000;
 /// Slack over a recall's own budget for the socket round trip and process start.
 pub const BUDGET_MARGIN: Duration = Duration::from_millis(300);
 
+/// A budgeted recall waits for a starting worker at most this share of its budget, so the
+/// rest is left to answer from keyword search in time. Chosen, not measured.
+pub const BUDGETED_WAIT_SHARE: f64 = 0.5;
+/// A prompt hook without a budget of its own (`slm hook recall` always gives one) waits
+/// this many seconds. Chosen, not measured: a third of the hook's 3 s hard limit.
+pub const HOOK_WAIT_S: f64 = 1.0;
+
 /// How long to wait for the reply to a request with this budget (None: no budget, the
 /// usual [`REPLY_TIMEOUT`]): a budgeted recall must not wait past its budget for the worker
 /// either.
@@ -77,7 +84,7 @@ pub fn question_wait(op: &Op, paths: &Paths) -> Option<Wait> {
     match op {
         Op::Recall { req } => Some(Wait {
             bound: match req.budget_s {
-                Some(b) => configured().min(Duration::from_secs_f64(b / 2.0)),
+                Some(b) => configured().min(Duration::from_secs_f64(b * BUDGETED_WAIT_SHARE)),
                 None => configured(),
             },
             past_bound: PastBound::Cold,
@@ -87,7 +94,7 @@ pub fn question_wait(op: &Op, paths: &Paths) -> Option<Wait> {
             past_bound: PastBound::Cold,
         }),
         Op::HookRecall { req, .. } => Some(Wait {
-            bound: Duration::from_secs_f64(req.budget_s.unwrap_or(1.0)),
+            bound: Duration::from_secs_f64(req.budget_s.unwrap_or(HOOK_WAIT_S)),
             past_bound: PastBound::Nothing,
         }),
         _ => None,
@@ -193,8 +200,8 @@ pub fn execute_with(
                     Ok(a) => return Ok(a),
                     Err(Unanswered::Error(e)) => return Err(e),
                     Err(Unanswered::ShuttingDown) => {
-                        // It was leaving and ran nothing: start a new one.
-                        wait_gone(&files, Duration::from_secs(30));
+                        // It was leaving and ran nothing: start a new one once it is gone.
+                        wait_gone(&files, super::server::DRAIN_WAIT);
                         Transport::NotRunning { stale: true }
                     }
                 },
@@ -203,7 +210,7 @@ pub fn execute_with(
             let ready = match not_ready {
                 Transport::NotRunning { stale } => start(paths, &files, stale)?,
                 Transport::Mismatch => {
-                    wait_gone(&files, Duration::from_secs(10));
+                    wait_gone(&files, lifecycle::MISMATCH_GONE_WAIT);
                     start(paths, &files, true)?
                 }
                 Transport::NotSent(why) => {

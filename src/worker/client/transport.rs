@@ -7,6 +7,10 @@ use interprocess::local_socket::{Stream, prelude::*};
 use std::io::BufReader;
 use std::time::Duration;
 
+/// How long handing a request frame to the socket may take: the largest frame (8 MiB) takes
+/// milliseconds on a local socket, and the worker reads it at once. Chosen, not measured.
+const SEND_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// A transport failure (never an answer from the worker).
 #[derive(Debug)]
 pub(super) enum Transport {
@@ -41,7 +45,7 @@ pub(super) fn exchange(
     if let Err(e) = crate::worker::runtime_dir::check_peer(&conn) {
         return Err(Transport::Refused(e.to_string()));
     }
-    let _ = conn.set_send_timeout(Some(Duration::from_secs(10)));
+    let _ = conn.set_send_timeout(Some(SEND_TIMEOUT));
     let _ = conn.set_recv_timeout(Some(timeout));
     let frame = ClientFrame {
         protocol: protocol::PROTOCOL,
