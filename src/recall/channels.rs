@@ -116,6 +116,23 @@ pub struct ChannelOutput {
     pub query_vec: Option<Vec<f32>>,
 }
 
+/// Why a producer gave no hits: it could not run (its index or the query embedding is not
+/// there; reported `unavailable`), or it ran and failed (reported `failed`).
+#[derive(Debug, thiserror::Error)]
+enum ProducerError {
+    #[error("{0}")]
+    Unavailable(String),
+    #[error(transparent)]
+    Failed(#[from] Error),
+}
+
+/// What a producer returns: its hits, `None` when it had nothing to do, or why not.
+type Produced = std::result::Result<Option<Hits>, ProducerError>;
+
+fn unavailable(why: impl std::fmt::Display) -> ProducerError {
+    ProducerError::Unavailable(why.to_string())
+}
+
 fn test_hooks(c: Channel) -> Result<()> {
     if let Ok(v) = std::env::var(TEST_DELAY_ENV) {
         for part in v.split(',') {
@@ -154,7 +171,7 @@ pub fn run(
     let qvec: Option<std::result::Result<Vec<f32>, String>> = engine
         .embed_query(query)
         .map(|r| r.map_err(|e| e.to_string()));
-    let (tx, rx) = crossbeam_channel::unbounded::<(Channel, Result<Option<Hits>>, f64)>();
+    let (tx, rx) = crossbeam_channel::unbounded::<(Channel, Produced, f64)>();
     std::thread::scope(|s| {
         for c in [
             Channel::Semantic,
@@ -166,13 +183,15 @@ pub fn run(
             let qvec = &qvec;
             s.spawn(move || {
                 let t = Instant::now();
-                let r = test_hooks(c).and_then(|_| match c {
-                    Channel::Semantic => semantic(engine, qvec, filters),
-                    Channel::Bm25 => bm25(engine, q, filters),
-                    Channel::Temporal => temporal(engine, q, filters, now_ms),
-                    Channel::Hopfield => hopfield(engine, qvec, filters),
-                    Channel::Spreading => Ok(None),
-                });
+                let r = test_hooks(c)
+                    .map_err(ProducerError::from)
+                    .and_then(|_| match c {
+                        Channel::Semantic => semantic(engine, qvec, filters),
+                        Channel::Bm25 => bm25(engine, q, filters),
+                        Channel::Temporal => temporal(engine, q, filters, now_ms),
+                        Channel::Hopfield => hopfield(engine, qvec, filters),
+                        Channel::Spreading => Ok(None),
+                    });
                 let _ = tx.send((c, r, t.elapsed().as_secs_f64() * 1000.0));
             });
         }
@@ -192,8 +211,9 @@ pub fn run(
     });
     // The scope joined late producers; their answers arrived after the deadline and were dropped.
     let t = Instant::now();
-    let r =
-        test_hooks(Channel::Spreading).and_then(|_| spreading(engine, &out, filters, cosine_floor));
+    let r = test_hooks(Channel::Spreading)
+        .map_err(ProducerError::from)
+        .and_then(|_| spreading(engine, &out, filters, cosine_floor));
     collect(
         &mut out,
         Channel::Spreading,
@@ -221,10 +241,12 @@ fn keyword_producers(
 ) -> ChannelOutput {
     for c in [Channel::Bm25, Channel::Temporal] {
         let t = Instant::now();
-        let r = test_hooks(c).and_then(|_| match c {
-            Channel::Bm25 => bm25(engine, q, filters),
-            _ => temporal(engine, q, filters, now_ms),
-        });
+        let r = test_hooks(c)
+            .map_err(ProducerError::from)
+            .and_then(|_| match c {
+                Channel::Bm25 => bm25(engine, q, filters),
+                _ => temporal(engine, q, filters, now_ms),
+            });
         collect(&mut out, c, r, t.elapsed().as_secs_f64() * 1000.0);
     }
     for c in [Channel::Semantic, Channel::Hopfield, Channel::Spreading] {
@@ -234,7 +256,7 @@ fn keyword_producers(
     out
 }
 
-fn collect(out: &mut ChannelOutput, c: Channel, r: Result<Option<Hits>>, ms: f64) {
+fn collect(out: &mut ChannelOutput, c: Channel, r: Produced, ms: f64) {
     out.timing_ms.insert(c, ms);
     match r {
         Ok(Some(h)) => {
@@ -244,20 +266,13 @@ fn collect(out: &mut ChannelOutput, c: Channel, r: Result<Option<Hits>>, ms: f64
         Ok(None) => {
             out.status.insert(c, ChannelStatus::Idle);
         }
-        Err(Error::Vector(e)) | Err(Error::Model(e)) if e.starts_with("unavailable:") => {
-            out.status.insert(
-                c,
-                ChannelStatus::Unavailable(e.trim_start_matches("unavailable:").trim().to_string()),
-            );
+        Err(ProducerError::Unavailable(why)) => {
+            out.status.insert(c, ChannelStatus::Unavailable(why));
         }
-        Err(e) => {
+        Err(ProducerError::Failed(e)) => {
             out.status.insert(c, ChannelStatus::Failed(e.to_string()));
         }
     }
-}
-
-fn unavailable(why: impl std::fmt::Display) -> Error {
-    Error::Vector(format!("unavailable: {why}"))
 }
 
 fn admitted(engine: &Engine, filters: &Filters, hits: Vec<(i64, f64)>) -> Result<Vec<(i64, f64)>> {
@@ -268,10 +283,12 @@ fn admitted(engine: &Engine, filters: &Filters, hits: Vec<(i64, f64)>) -> Result
     })
 }
 
-fn query_vec<'a>(qvec: &'a Option<std::result::Result<Vec<f32>, String>>) -> Result<&'a Vec<f32>> {
+fn query_vec<'a>(
+    qvec: &'a Option<std::result::Result<Vec<f32>, String>>,
+) -> std::result::Result<&'a Vec<f32>, ProducerError> {
     match qvec {
         None => Err(unavailable("no embedding model loaded")),
-        Some(Err(e)) => Err(Error::Model(format!("embedding the query failed: {e}"))),
+        Some(Err(e)) => Err(Error::Model(format!("embedding the query failed: {e}")).into()),
         Some(Ok(v)) => Ok(v),
     }
 }
@@ -280,7 +297,7 @@ fn semantic(
     engine: &Engine,
     qvec: &Option<std::result::Result<Vec<f32>, String>>,
     filters: &Filters,
-) -> Result<Option<Hits>> {
+) -> Produced {
     let v = query_vec(qvec)?;
     let health = engine.vector_health();
     if !health.usable() {
@@ -289,9 +306,11 @@ fn semantic(
     let hits = engine.with_meta(|meta| {
         engine.with_vectors(|vx| match vx {
             None => Err(unavailable("vector index not loaded")),
-            Some(vx) => vx.search(v, CHANNEL_DEPTH, |id| {
-                meta.get(&id).is_some_and(|m| filters.admits(m))
-            }),
+            Some(vx) => vx
+                .search(v, CHANNEL_DEPTH, |id| {
+                    meta.get(&id).is_some_and(|m| filters.admits(m))
+                })
+                .map_err(ProducerError::from),
         })
     })???;
     Ok(Some(Hits(
@@ -309,10 +328,11 @@ pub fn keyword_terms(q: &Classified) -> Vec<String> {
     }
 }
 
-fn bm25(engine: &Engine, q: &Classified, filters: &Filters) -> Result<Option<Hits>> {
+fn bm25(engine: &Engine, q: &Classified, filters: &Filters) -> Produced {
     let health = engine.bm25_health();
     if !health.usable() {
-        return Err(Error::Bm25(format!("unavailable: {health:?}")));
+        // Reported as failed, with this text, as it always has been (not `unavailable`).
+        return Err(Error::Bm25(format!("unavailable: {health:?}")).into());
     }
     let terms = keyword_terms(q);
     if terms.is_empty() {
@@ -396,12 +416,7 @@ fn closest_to(
     }
 }
 
-fn temporal(
-    engine: &Engine,
-    q: &Classified,
-    filters: &Filters,
-    now_ms: i64,
-) -> Result<Option<Hits>> {
+fn temporal(engine: &Engine, q: &Classified, filters: &Filters, now_ms: i64) -> Produced {
     if q.present_tense {
         // Newest first; captured prompts and bookkeeping are not what "I am working on" means.
         let rows = engine.with_meta(|meta| newest(meta, filters, now_ms))?;
@@ -436,19 +451,21 @@ fn hopfield(
     engine: &Engine,
     qvec: &Option<std::result::Result<Vec<f32>, String>>,
     filters: &Filters,
-) -> Result<Option<Hits>> {
+) -> Produced {
     let q = query_vec(qvec)?;
     let patterns: Vec<(i64, Vec<f32>)> = engine.with_meta(|meta| {
-        engine.with_vectors(|vx| -> Result<Vec<(i64, Vec<f32>)>> {
-            let vx = vx.ok_or_else(|| unavailable("vector index not loaded"))?;
-            let near = vx.search(q, HOPFIELD_PREFILTER, |id| {
-                meta.get(&id).is_some_and(|m| filters.admits(m))
-            })?;
-            Ok(near
-                .into_iter()
-                .filter_map(|(id, _)| vx.get(id).map(|v| (id, v)))
-                .collect())
-        })
+        engine.with_vectors(
+            |vx| -> std::result::Result<Vec<(i64, Vec<f32>)>, ProducerError> {
+                let vx = vx.ok_or_else(|| unavailable("vector index not loaded"))?;
+                let near = vx.search(q, HOPFIELD_PREFILTER, |id| {
+                    meta.get(&id).is_some_and(|m| filters.admits(m))
+                })?;
+                Ok(near
+                    .into_iter()
+                    .filter_map(|(id, _)| vx.get(id).map(|v| (id, v)))
+                    .collect())
+            },
+        )
     })???;
     if patterns.is_empty() {
         return Ok(Some(Hits::default()));
@@ -490,7 +507,7 @@ fn spreading(
     out: &ChannelOutput,
     filters: &Filters,
     cosine_floor: f32,
-) -> Result<Option<Hits>> {
+) -> Produced {
     // Seeds: interleave the best of semantic and BM25, the two direct-evidence producers,
     // counting only hits that are evidence themselves (cosine at the floor, any BM25 match).
     let mut seeds: Vec<(i64, f64)> = Vec::new();
