@@ -42,7 +42,6 @@ pub use baselines::{
     shrink_baseline,
 };
 pub use embedding::{INLINE_BACKLOG_LIMIT, WORKER_OPEN_BACKLOG};
-pub use feedback::{FeedbackReport, IMPLICIT_WINDOW_MS, feedback_human_list};
 use open_index::open_bm25;
 pub use transfer::{KeyLink, LinkReport};
 
@@ -125,8 +124,7 @@ pub struct Engine {
     /// The store's identity; both indexes are stamped with it.
     store_id: String,
     /// The last recalls answered here, for feedback (see `feedback.rs`).
-    recent_recalls:
-        Mutex<std::collections::VecDeque<Arc<crate::recall::ranking_mode::log::LoggedRecall>>>,
+    recent_recalls: Mutex<std::collections::VecDeque<Arc<crate::store::recall_log::LoggedRecall>>>,
 }
 
 impl Engine {

@@ -103,6 +103,14 @@ impl Engine {
         self.store()?.get(id)
     }
 
+    /// A memory of another profile is "not found" for this one (no existence leak).
+    pub fn check_profile(&self, id: i64, profile: &str) -> Result<()> {
+        match self.get(id)? {
+            Some(m) if m.profile == profile => Ok(()),
+            _ => Err(crate::Error::NotFound(id)),
+        }
+    }
+
     pub fn get_many(&self, ids: &[i64]) -> Result<Vec<Memory>> {
         self.store()?.get_many(ids)
     }

@@ -78,9 +78,13 @@ pub fn conversation(
         let resp = crate::recall::run_unjudged(&store.engine, &req)?;
         for id in resp.ranked_ids.iter().take(learn::PAIR_DEPTH) {
             if gold.contains(id) {
-                store
-                    .engine
-                    .feedback(profile, &resp.recall_id, *id, learn::Label::Good)?;
+                crate::recall::ranking_mode::feedback::feedback(
+                    &store.engine,
+                    profile,
+                    &resp.recall_id,
+                    *id,
+                    learn::Label::Good,
+                )?;
                 runs.marks += 1;
             }
         }

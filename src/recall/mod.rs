@@ -323,7 +323,10 @@ fn run_stages(engine: &Engine, req: &RecallRequest, judged: bool) -> Result<Reca
         .collect();
     let learned = match req.ranking {
         ranking_mode::Mode::Off => None,
-        _ => Some(engine.ranking_learned(&req.filters.profile)?),
+        _ => Some(ranking_mode::feedback::learned(
+            engine,
+            &req.filters.profile,
+        )?),
     };
     let ranked = ranking_mode::apply(
         req.ranking,

@@ -3,6 +3,7 @@
 //! worker never learns about terminals and no front renders twice). Data in, `String` out;
 //! nothing here reads the store or prints. One file a kind of output.
 
+pub mod feedback;
 mod memories;
 mod recall;
 mod writes;

@@ -200,14 +200,14 @@ pub fn execute(engine: &Arc<Engine>, req: &Request) -> Result<Reply> {
             Ok(Reply::new(op, json!(r), human))
         }
         Op::Update { id, profile, patch } => {
-            check_profile(engine, *id, profile)?;
+            engine.check_profile(*id, profile)?;
             let m = engine.update(*id, patch.clone())?;
             let human = style.map(|_| crate::render::updated(m.id));
             Ok(Reply::new(op, json!({ "memory": m }), human))
         }
         Op::Delete { ids, profile } => {
             for id in ids {
-                check_profile(engine, *id, profile)?;
+                engine.check_profile(*id, profile)?;
             }
             let n = engine.delete(ids)?;
             let human = style.map(|_| crate::render::deleted(n));
@@ -219,14 +219,14 @@ pub fn execute(engine: &Arc<Engine>, req: &Request) -> Result<Reply> {
             Ok(Reply::new(op, json!({ "memories": ms }), human))
         }
         Op::Show { id, profile } => {
-            check_profile(engine, *id, profile)?;
+            engine.check_profile(*id, profile)?;
             let m = engine.get(*id)?.ok_or(Error::NotFound(*id))?;
             implicit_feedback(engine, profile, *id);
             let human = style.map(|s| crate::render::show(&m, s));
             Ok(Reply::new(op, json!({ "memory": m }), human))
         }
         Op::Expand { id, filters } => {
-            check_profile(engine, *id, &filters.profile)?;
+            engine.check_profile(*id, &filters.profile)?;
             let m = engine.get(*id)?.ok_or(Error::NotFound(*id))?;
             implicit_feedback(engine, &filters.profile, *id);
             let ctx = crate::recall::layers::context_for(engine, *id, filters)?;
@@ -265,32 +265,20 @@ pub fn execute(engine: &Arc<Engine>, req: &Request) -> Result<Reply> {
             memory_id,
             label,
         } => {
-            let r = engine.feedback(profile, recall_id, *memory_id, *label)?;
-            let human = style.map(|_| r.human());
+            let r = crate::recall::ranking_mode::feedback::feedback(
+                engine, profile, recall_id, *memory_id, *label,
+            )?;
+            let human = style.map(|_| crate::render::feedback::report(&r));
             Ok(Reply::new(op, json!(r), human))
         }
         Op::FeedbackList { profile, limit } => {
             let rows = engine.feedback_list(profile.as_deref(), *limit)?;
-            let human = style.map(|s| crate::engine::feedback_human_list(&rows, s));
+            let human = style.map(|s| crate::render::feedback::list(&rows, s));
             Ok(Reply::new(op, json!({ "feedback": rows }), human))
         }
         Op::FeedbackForget { profile } => {
             let c = engine.feedback_forget(profile.as_deref())?;
-            let whose = match profile {
-                Some(p) => format!("profile {p:?}"),
-                None => "every profile".to_string(),
-            };
-            let human = style.map(|_| {
-                format!(
-                    "forgot {} feedback mark{}, {} logged recall{} and {} learned model{} of {whose}; its recalls use the fused order again",
-                    c.feedback,
-                    if c.feedback == 1 { "" } else { "s" },
-                    c.recalls,
-                    if c.recalls == 1 { "" } else { "s" },
-                    c.models,
-                    if c.models == 1 { "" } else { "s" },
-                )
-            });
+            let human = style.map(|_| crate::render::feedback::forgotten(&c, profile.as_deref()));
             Ok(Reply::new(
                 op,
                 json!({ "forgotten": c, "profile": profile }),
@@ -303,13 +291,5 @@ pub fn execute(engine: &Arc<Engine>, req: &Request) -> Result<Reply> {
 /// A show or expand soon after a recall that listed the memory is a weak positive for the
 /// learned ranking modes. Never fails the read: a mark that cannot be written is skipped.
 fn implicit_feedback(engine: &Engine, profile: &str, id: i64) {
-    let _ = engine.implicit_feedback(profile, id);
-}
-
-/// A memory of another profile is "not found" for this one (no existence leak).
-pub fn check_profile(engine: &Engine, id: i64, profile: &str) -> Result<()> {
-    match engine.get(id)? {
-        Some(m) if m.profile == profile => Ok(()),
-        _ => Err(Error::NotFound(id)),
-    }
+    let _ = crate::recall::ranking_mode::feedback::implicit(engine, profile, id);
 }

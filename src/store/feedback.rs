@@ -4,10 +4,9 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::recall_log::{Label, LoggedRecall};
 use super::{Store, Writer};
 use crate::Result;
-use crate::recall::ranking_mode::learn::Label;
-use crate::recall::ranking_mode::log::LoggedRecall;
 
 /// One stored mark, as `slm feedback --list` shows it.
 #[derive(Debug, Clone, serde::Serialize)]

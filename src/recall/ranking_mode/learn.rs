@@ -16,8 +16,8 @@
 //! starting from the stored u: incremental, and shrunk toward 0 so a few marks move little.
 
 use super::features;
-use super::log::LoggedRecall;
 use crate::recall::fusion::RRF_K;
+use crate::store::recall_log::LoggedRecall;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
@@ -41,32 +41,13 @@ pub const V2_MAX_WEIGHT: f64 = 4.0;
 /// of an explicit mark.
 pub const IMPLICIT_WEIGHT: f64 = 0.5;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Label {
-    Good,
-    Bad,
-}
+pub use crate::store::recall_log::Label;
 
-impl Label {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Label::Good => "good",
-            Label::Bad => "bad",
-        }
-    }
-    pub fn parse(s: &str) -> Option<Label> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "good" | "helpful" | "+" | "up" => Some(Label::Good),
-            "bad" | "unhelpful" | "-" | "down" => Some(Label::Bad),
-            _ => None,
-        }
-    }
-    fn sign(&self) -> f64 {
-        match self {
-            Label::Good => 1.0,
-            Label::Bad => -1.0,
-        }
+/// A mark as a learner's target: +1 good, −1 bad.
+fn sign(l: Label) -> f64 {
+    match l {
+        Label::Good => 1.0,
+        Label::Bad => -1.0,
     }
 }
 
@@ -128,7 +109,7 @@ impl V1 {
                 .entry(e.recall.query_class.clone())
                 .or_insert([0.0; 5]);
             for c in 0..5 {
-                logm[c] += V1_RATE * e.label.sign() * e.weight * (s[c] - mean[c]);
+                logm[c] += V1_RATE * sign(e.label) * e.weight * (s[c] - mean[c]);
                 logm[c] = logm[c].clamp(-bound, bound);
             }
         }
@@ -237,8 +218,8 @@ impl V2 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::log::LoggedItem;
     use super::*;
+    use crate::store::recall_log::LoggedItem;
 
     fn recall(items: Vec<(i64, [u32; 5], f64, Vec<f32>)>) -> LoggedRecall {
         LoggedRecall {

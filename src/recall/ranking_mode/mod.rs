@@ -4,7 +4,7 @@
 //! setting, no store upgrade. An unknown value is a usage error, never ignored.
 //!
 //! Asked for, a mode learns from this profile's own feedback (`slm feedback`, the MCP
-//! `feedback` tool, and weak implicit signals; see `engine/feedback.rs`) and only
+//! `feedback` tool, and weak implicit signals; see `feedback.rs`) and only
 //! reorders the memories that already passed the evidence floor: it never adds or hides
 //! one. Below [`MIN_FEEDBACK`] marks it reports `applied: false` with the reason and
 //! changes nothing.
@@ -14,8 +14,10 @@
 //! - `v2-ensemble`: the two orders combined by reciprocal rank.
 
 pub mod features;
+pub mod feedback;
 pub mod learn;
-pub mod log;
+/// The recall log is a stored record (`store::recall_log`); named here as the stage sees it.
+pub use crate::store::recall_log as log;
 
 use crate::recall::channels::Channel;
 use crate::recall::classify::{QueryClass, Weights};

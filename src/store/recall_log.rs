@@ -1,4 +1,6 @@
-//! What a recall ranked, kept so that feedback can name it later (`recall_id`).
+//! What a recall ranked, kept so that feedback can name it later (`recall_id`), and the
+//! mark feedback puts on one of its memories. Plain records: the store keeps them, the
+//! engine holds the recent ones, `recall::ranking_mode` builds and learns from them.
 //!
 //! Every recall builds one [`LoggedRecall`]: the question, its class and channel weights,
 //! and the first [`LOG_DEPTH`] candidates in the order returned, each with its fused score,
@@ -19,6 +21,30 @@ pub const RECENT_RECALLS: usize = 1024;
 /// A stored recall nobody gave feedback on is deleted after this (one day): feedback is
 /// given soon after a question, and the log holds the question's text.
 pub const RECALL_LOG_TTL_MS: i64 = 24 * 3_600_000;
+
+/// Feedback's mark on one memory of one recall.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Label {
+    Good,
+    Bad,
+}
+
+impl Label {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Label::Good => "good",
+            Label::Bad => "bad",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Label> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "good" | "helpful" | "+" | "up" => Some(Label::Good),
+            "bad" | "unhelpful" | "-" | "down" => Some(Label::Bad),
+            _ => None,
+        }
+    }
+}
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LoggedItem {
