@@ -41,27 +41,16 @@ pub struct GraphEmbedder {
     end_id: Option<u32>,
     output: String,
     pad_id: i64,
-    id: String,
-    dim: usize,
-    floor: Option<f32>,
-    license: Option<String>,
+    card: super::ModelCard,
     query_prefix: String,
     document_prefix: String,
-    fusion: Option<super::manifest::FusionScale>,
-    supported_at: Option<f64>,
     answer: Option<(String, f64)>,
 }
 
 impl GraphEmbedder {
     pub fn load(model_dir: &Path, runtime: &Path) -> std::result::Result<Self, ModelStatus> {
-        let status = |state: &'static str, detail: String, fix: Option<&str>| ModelStatus {
-            state,
-            model_dir: model_dir.display().to_string(),
-            runtime: runtime.display().to_string(),
-            detail,
-            fix: fix.map(str::to_string),
-        };
-        const FIX: &str = "scripts/setup.sh --models-only";
+        let status = ModelStatus::of(model_dir, runtime);
+        const FIX: &str = super::SETUP_FIX;
         let manifest = Manifest::read(model_dir).map_err(|e| status("invalid", e, None))?;
         let tok_json = super::onnx::read(model_dir, "tokenizer.json")
             .map_err(|e| status("missing", e, Some(FIX)))?;
@@ -112,19 +101,10 @@ impl GraphEmbedder {
             end_id,
             output,
             pad_id,
-            id: manifest.id.clone().unwrap_or_else(|| {
-                model_dir
-                    .file_name()
-                    .map(|n| n.to_string_lossy().to_string())
-                    .unwrap_or_else(|| "user-model".into())
-            }),
-            dim: 0,
-            floor: manifest.similarity_floor,
-            license: manifest.license.clone(),
+            // The dimension is the probe's, below.
+            card: super::ModelCard::new(model_dir, &manifest, 0),
             query_prefix: manifest.query_prefix.clone().unwrap_or_default(),
             document_prefix: manifest.document_prefix.clone().unwrap_or_default(),
-            fusion: manifest.fusion,
-            supported_at: manifest.supported_at,
             answer: manifest
                 .answer_prompt
                 .clone()
@@ -146,7 +126,7 @@ impl GraphEmbedder {
                 ),
             ));
         }
-        e.dim = dim;
+        e.card.dim = dim;
         Ok(e)
     }
 
@@ -234,24 +214,7 @@ impl GraphEmbedder {
 }
 
 impl Embedder for GraphEmbedder {
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn dim(&self) -> usize {
-        self.dim
-    }
-    fn similarity_floor(&self) -> Option<f32> {
-        self.floor
-    }
-    fn license(&self) -> Option<&str> {
-        self.license.as_deref()
-    }
-    fn fusion_scale(&self) -> Option<super::manifest::FusionScale> {
-        self.fusion
-    }
-    fn supported_at(&self) -> Option<f64> {
-        self.supported_at
-    }
+    super::card_methods!();
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         if texts.is_empty() {
             return Ok(Vec::new());

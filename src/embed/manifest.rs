@@ -97,17 +97,26 @@ impl FusionScale {
     /// Set one channel by name ("semantic", "bm25", "entity_graph", "temporal", "spreading",
     /// "hopfield"); false for an unknown name.
     pub fn set(&mut self, name: &str, v: f64) -> bool {
-        let slot = match name {
+        match self.channel_mut(name) {
+            Some(slot) => {
+                *slot = v;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// One channel's number by name (see [`FusionScale::set`]), None for an unknown name.
+    pub fn channel_mut(&mut self, name: &str) -> Option<&mut f64> {
+        Some(match name {
             "semantic" => &mut self.semantic,
             "bm25" => &mut self.bm25,
             "entity_graph" => &mut self.entity_graph,
             "temporal" => &mut self.temporal,
             "spreading" => &mut self.spreading,
             "hopfield" => &mut self.hopfield,
-            _ => return false,
-        };
-        *slot = v;
-        true
+            _ => return None,
+        })
     }
 }
 

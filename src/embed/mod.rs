@@ -25,6 +25,64 @@ pub const ORT_LIB_ENV: &str = "ORT_DYLIB_PATH";
 /// notion of meaning and must never be used to judge recall quality.
 pub const EMBEDDER_ENV: &str = "SLM_EMBEDDER";
 
+/// What a model directory's manifest says about the model, as its embedder reports it: the
+/// same for every embedder that loads one (see [`card_methods`]).
+#[derive(Debug, Clone)]
+pub struct ModelCard {
+    /// The manifest's `id`, else the directory's name.
+    pub id: String,
+    /// The dimension its probe embedding had.
+    pub dim: usize,
+    pub floor: Option<f32>,
+    pub license: Option<String>,
+    pub fusion: Option<manifest::FusionScale>,
+    pub supported_at: Option<f64>,
+}
+
+impl ModelCard {
+    pub fn new(model_dir: &std::path::Path, manifest: &Manifest, dim: usize) -> ModelCard {
+        ModelCard {
+            id: manifest.id.clone().unwrap_or_else(|| {
+                model_dir
+                    .file_name()
+                    .map(|n| n.to_string_lossy().to_string())
+                    .unwrap_or_else(|| "user-model".into())
+            }),
+            dim,
+            floor: manifest.similarity_floor,
+            license: manifest.license.clone(),
+            fusion: manifest.fusion,
+            supported_at: manifest.supported_at,
+        }
+    }
+}
+
+/// The [`Embedder`] methods a model answers from its card (a field `card`), written once for
+/// every embedder that loads a model directory.
+macro_rules! card_methods {
+    () => {
+        fn id(&self) -> &str {
+            &self.card.id
+        }
+        fn dim(&self) -> usize {
+            self.card.dim
+        }
+        fn similarity_floor(&self) -> Option<f32> {
+            self.card.floor
+        }
+        fn license(&self) -> Option<&str> {
+            self.card.license.as_deref()
+        }
+        fn fusion_scale(&self) -> Option<$crate::embed::manifest::FusionScale> {
+            self.card.fusion
+        }
+        fn supported_at(&self) -> Option<f64> {
+            self.card.supported_at
+        }
+    };
+}
+use card_methods;
+
 /// What a poisoned lock around a loaded model is called in the error.
 const EMBEDDER_LOCK: &str = "the embedder lock";
 
@@ -196,6 +254,30 @@ pub struct ModelStatus {
     pub runtime: String,
     pub detail: String,
     pub fix: Option<String>,
+}
+
+/// What fixes a missing model or runtime.
+pub(crate) const SETUP_FIX: &str = "scripts/setup.sh --models-only";
+
+impl ModelStatus {
+    /// The status a loader reports for the model in `model_dir` on `runtime`: its `state`
+    /// ("missing", "invalid", "broken"), what is wrong, and the command that fixes it.
+    pub(crate) fn of(
+        model_dir: &std::path::Path,
+        runtime: &std::path::Path,
+    ) -> impl Fn(&'static str, String, Option<&str>) -> ModelStatus {
+        let (model_dir, runtime) = (
+            model_dir.display().to_string(),
+            runtime.display().to_string(),
+        );
+        move |state, detail, fix| ModelStatus {
+            state,
+            model_dir: model_dir.clone(),
+            runtime: runtime.clone(),
+            detail,
+            fix: fix.map(str::to_string),
+        }
+    }
 }
 
 /// Load the embedder the environment asks for: a graph that pools inside itself

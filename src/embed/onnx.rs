@@ -81,12 +81,7 @@ pub fn environment(lib: &Path) -> std::result::Result<ort::environment::Environm
 pub struct OnnxEmbedder {
     model: Mutex<TextEmbedding>,
     tokenizer: Option<tokenizers::Tokenizer>,
-    id: String,
-    dim: usize,
-    floor: Option<f32>,
-    license: Option<String>,
-    fusion: Option<super::manifest::FusionScale>,
-    supported_at: Option<f64>,
+    card: super::ModelCard,
 }
 
 /// Whether ONNX Runtime's intra-op threads spin while waiting for work. Off: on a 2-core
@@ -128,14 +123,8 @@ impl OnnxEmbedder {
         model_dir: &Path,
         runtime: &Path,
     ) -> std::result::Result<OnnxEmbedder, ModelStatus> {
-        let status = |state: &'static str, detail: String, fix: Option<&str>| ModelStatus {
-            state,
-            model_dir: model_dir.display().to_string(),
-            runtime: runtime.display().to_string(),
-            detail,
-            fix: fix.map(str::to_string),
-        };
-        const FIX: &str = "scripts/setup.sh --models-only";
+        let status = ModelStatus::of(model_dir, runtime);
+        const FIX: &str = super::SETUP_FIX;
         let manifest = Manifest::read(model_dir).map_err(|e| status("invalid", e, None))?;
         let onnx = read(model_dir, "model.onnx").map_err(|e| status("missing", e, Some(FIX)))?;
         let files = (|| -> std::result::Result<TokenizerFiles, String> {
@@ -193,44 +182,16 @@ impl OnnxEmbedder {
             ));
         }
         let tokenizer = counting_tokenizer(&files.tokenizer_file);
-        let id = manifest.id.clone().unwrap_or_else(|| {
-            model_dir
-                .file_name()
-                .map(|n| n.to_string_lossy().to_string())
-                .unwrap_or_else(|| "user-model".into())
-        });
         Ok(OnnxEmbedder {
             model: Mutex::new(model),
             tokenizer,
-            id,
-            dim,
-            floor: manifest.similarity_floor,
-            license: manifest.license.clone(),
-            fusion: manifest.fusion,
-            supported_at: manifest.supported_at,
+            card: super::ModelCard::new(model_dir, &manifest, dim),
         })
     }
 }
 
 impl Embedder for OnnxEmbedder {
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn dim(&self) -> usize {
-        self.dim
-    }
-    fn similarity_floor(&self) -> Option<f32> {
-        self.floor
-    }
-    fn license(&self) -> Option<&str> {
-        self.license.as_deref()
-    }
-    fn fusion_scale(&self) -> Option<super::manifest::FusionScale> {
-        self.fusion
-    }
-    fn supported_at(&self) -> Option<f64> {
-        self.supported_at
-    }
+    super::card_methods!();
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         if texts.is_empty() {
             return Ok(Vec::new());

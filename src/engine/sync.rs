@@ -312,40 +312,32 @@ mod tests {
         assert_eq!(bm25.doc_freq("redis"), 0);
         assert_eq!(meta.keys().copied().collect::<Vec<_>>(), vec![a]);
 
-        // The last embedding of `a` is model-b's: an index of model-a's vectors drops it.
-        let (mut v, _) = Vectors::open(
-            &dir.path().join("v.usearch"),
-            &dir.path().join("v.json"),
-            "model-a",
-            2,
-            "store",
-            0,
-        )
-        .unwrap();
-        v.upsert(a, &[1.0, 0.0]).unwrap();
-        Replay {
-            vectors: Some((&mut v, "model-a")),
-            ..Default::default()
-        }
-        .apply(&store, &changes)
-        .unwrap();
+        // The last embedding of `a` is model-b's: an index of model-a's vectors drops it, and
+        // an index of model-b's holds it.
+        let replayed = |model: &str, held: Option<i64>| {
+            let (mut v, _) = Vectors::open(
+                &dir.path().join(format!("{model}.usearch")),
+                &dir.path().join(format!("{model}.json")),
+                model,
+                2,
+                "store",
+                0,
+            )
+            .unwrap();
+            if let Some(id) = held {
+                v.upsert(id, &[1.0, 0.0]).unwrap();
+            }
+            Replay {
+                vectors: Some((&mut v, model)),
+                ..Default::default()
+            }
+            .apply(&store, &changes)
+            .unwrap();
+            v
+        };
+        let v = replayed("model-a", Some(a));
         assert!(v.get(a).is_none() && v.get(b).is_none());
-        let mut w = Vectors::open(
-            &dir.path().join("w.usearch"),
-            &dir.path().join("w.json"),
-            "model-b",
-            2,
-            "store",
-            0,
-        )
-        .unwrap()
-        .0;
-        Replay {
-            vectors: Some((&mut w, "model-b")),
-            ..Default::default()
-        }
-        .apply(&store, &changes)
-        .unwrap();
+        let w = replayed("model-b", None);
         assert!(w.get(a).is_some() && w.get(b).is_none());
     }
 }

@@ -272,8 +272,9 @@ fn run_locomo(a: EvalLocomoArgs, style: Style) -> Result<i32> {
                         .map(|id| store.sessions.get(id).copied().unwrap_or(0))
                         .collect()
                 };
-                let ranked: Vec<i64> = resp.ranked_ids.iter().take(kmax).copied().collect();
-                per_variant[vi].push(QuestionOutcome {
+                // This question's outcome for one ranked list (a baseline's: tier supported,
+                // no support score, no timing).
+                let outcome = |ranked: Vec<i64>| QuestionOutcome {
                     conversation: conv.sample_id.clone(),
                     question: q.question.clone(),
                     category: q.category,
@@ -282,10 +283,18 @@ fn run_locomo(a: EvalLocomoArgs, style: Style) -> Result<i32> {
                     gold: gold.clone(),
                     gold_audited: corrected.clone().unwrap_or_else(|| gold.clone()),
                     ranked,
+                    tier: AnswerTier::Supported,
+                    support_max: 0.0,
+                    timing: Default::default(),
+                    unjudged: None,
+                };
+                let ranked: Vec<i64> = resp.ranked_ids.iter().take(kmax).copied().collect();
+                per_variant[vi].push(QuestionOutcome {
                     tier: resp.tier,
                     support_max: if gib { -1.0 } else { support_max },
                     timing: resp.timing_ms.clone(),
                     unjudged,
+                    ..outcome(ranked)
                 });
                 if vi != 0 {
                     continue;
@@ -295,20 +304,7 @@ fn run_locomo(a: EvalLocomoArgs, style: Style) -> Result<i32> {
                     baselines
                         .entry(b.clone())
                         .or_default()
-                        .push(QuestionOutcome {
-                            conversation: conv.sample_id.clone(),
-                            question: q.question.clone(),
-                            category: q.category,
-                            gold_sessions: session_of(&gold),
-                            ranked_sessions: session_of(&ranked),
-                            gold: gold.clone(),
-                            gold_audited: corrected.clone().unwrap_or_else(|| gold.clone()),
-                            ranked,
-                            tier: AnswerTier::Supported,
-                            support_max: 0.0,
-                            timing: Default::default(),
-                            unjudged: None,
-                        });
+                        .push(outcome(ranked));
                 }
             }
         }

@@ -55,15 +55,9 @@ pub enum QueryClass {
     General,
 }
 
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct Weights {
-    pub semantic: f64,
-    pub bm25: f64,
-    pub entity_graph: f64,
-    pub temporal: f64,
-    pub spreading: f64,
-    pub hopfield: f64,
-}
+/// Each channel's weight in fusion: the same six numbers, channel by channel, as a model's
+/// scale, so they are one type (serialised as `channel_weights`).
+pub type Weights = FusionScale;
 
 impl QueryClass {
     /// Per-class scale factors on the base weights: (semantic, bm25, entity, temporal, spreading, hopfield).
@@ -102,14 +96,8 @@ impl QueryClass {
             for part in v.split(',') {
                 if let Some((k, f)) = part.split_once('=') {
                     let f: f64 = f.trim().parse().unwrap_or(1.0);
-                    match k.trim() {
-                        "semantic" => w.semantic *= f,
-                        "bm25" => w.bm25 *= f,
-                        "entity_graph" => w.entity_graph *= f,
-                        "temporal" => w.temporal *= f,
-                        "spreading" => w.spreading *= f,
-                        "hopfield" => w.hopfield *= f,
-                        _ => {}
+                    if let Some(x) = w.channel_mut(k.trim()) {
+                        *x *= f;
                     }
                 }
             }

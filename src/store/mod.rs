@@ -27,6 +27,7 @@ pub use embeddings::{blob_to_f32s, f32s_to_blob};
 pub use feedback::{FeedbackRow, ForgetCounts, ModelRow};
 pub use graph::LinkKind;
 pub use memories::{ListFilter, MetaRow};
+pub use open::open_read_only_uri;
 pub use writer::Inserted;
 
 use crate::Result;

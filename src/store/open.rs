@@ -69,36 +69,22 @@ impl Store {
             path.file_name().unwrap_or_default().to_string_lossy()
         ));
         let pending_log = std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0);
-        let mut uri = String::from("file:");
-        for c in path.to_string_lossy().chars() {
-            match c {
-                '%' => uri.push_str("%25"),
-                '?' => uri.push_str("%3f"),
-                '#' => uri.push_str("%23"),
-                c => uri.push(c),
-            }
-        }
-        uri.push_str(if pending_log {
-            "?mode=ro"
+        let query = if pending_log {
+            "mode=ro"
         } else {
-            "?mode=ro&immutable=1"
-        });
-        let opened = Connection::open_with_flags(
-            &uri,
-            OpenFlags::SQLITE_OPEN_READ_ONLY
-                | OpenFlags::SQLITE_OPEN_NO_MUTEX
-                | OpenFlags::SQLITE_OPEN_URI,
-        )
-        .map_err(Error::from)
-        .and_then(|conn| {
-            conn.busy_timeout(BUSY_TIMEOUT)?;
-            let store = Store {
-                conn,
-                path: path.to_path_buf(),
-            };
-            let v = store.user_version()?;
-            Ok((store, v))
-        });
+            "mode=ro&immutable=1"
+        };
+        let opened = open_read_only_uri(path, query)
+            .map_err(Error::from)
+            .and_then(|conn| {
+                conn.busy_timeout(BUSY_TIMEOUT)?;
+                let store = Store {
+                    conn,
+                    path: path.to_path_buf(),
+                };
+                let v = store.user_version()?;
+                Ok((store, v))
+            });
         match opened {
             Ok((_, v)) if v > schema::latest() => Err(Error::NewerSchema {
                 path: path.to_path_buf(),
@@ -182,4 +168,26 @@ fn map_open_error(e: rusqlite::Error, dir: &Path) -> Error {
     } else {
         Error::Store(e)
     }
+}
+
+/// Open `path` read-only through an SQLite URI with `query` (`mode=ro`, `immutable=1`), the
+/// path escaped for a URI (`%`, `?` and `#`).
+pub fn open_read_only_uri(path: &Path, query: &str) -> rusqlite::Result<Connection> {
+    let mut uri = String::from("file:");
+    for c in path.to_string_lossy().chars() {
+        match c {
+            '%' => uri.push_str("%25"),
+            '?' => uri.push_str("%3f"),
+            '#' => uri.push_str("%23"),
+            c => uri.push(c),
+        }
+    }
+    uri.push('?');
+    uri.push_str(query);
+    Connection::open_with_flags(
+        &uri,
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI,
+    )
 }

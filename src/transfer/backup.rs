@@ -245,22 +245,7 @@ fn integrity(conn: &Connection) -> Result<String> {
 }
 
 fn open_immutable(path: &Path) -> rusqlite::Result<Connection> {
-    let mut uri = String::from("file:");
-    for c in path.to_string_lossy().chars() {
-        match c {
-            '%' => uri.push_str("%25"),
-            '?' => uri.push_str("%3f"),
-            '#' => uri.push_str("%23"),
-            c => uri.push(c),
-        }
-    }
-    uri.push_str("?mode=ro&immutable=1");
-    Connection::open_with_flags(
-        &uri,
-        OpenFlags::SQLITE_OPEN_READ_ONLY
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX
-            | OpenFlags::SQLITE_OPEN_URI,
-    )
+    crate::store::open_read_only_uri(path, "mode=ro&immutable=1")
 }
 
 fn check_copy(tmp: &Path) -> Result<()> {
