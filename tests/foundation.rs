@@ -338,3 +338,113 @@ fn kill_during_import_loses_no_acknowledged_memory() {
     let v = env.json(&["list", "--limit", "100000"]);
     assert_eq!(v["memories"].as_array().unwrap().len(), 3000);
 }
+
+/// The layers of `src/lib.rs`'s "Architecture", top to bottom: a module may use its own
+/// layer and the ones below, never one above (fronts → requests → stages → engine →
+/// storage and models → vocabulary).
+const LAYERS: &[&[&str]] = &[
+    &["cli", "eval", "bench", "mcp", "http", "agent"],
+    &["service", "render", "worker"],
+    &["recall", "session", "transfer"],
+    &["engine"],
+    &["store", "index", "embed"],
+    &[
+        "memory",
+        "text",
+        "timeparse",
+        "settings",
+        "paths",
+        "clock",
+        "output",
+        "error",
+        "lock",
+        "progress",
+    ],
+];
+
+/// The top-level modules a source file names through `crate::` (comments left out), with
+/// each item of a `use crate::{a, b::c, d::{e, f}}` group.
+fn crate_refs(src: &str) -> Vec<String> {
+    let code: String = src
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let ident = |s: &str| -> String {
+        s.trim()
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut out = Vec::new();
+    for (i, _) in code.match_indices("crate::") {
+        let rest = &code[i + "crate::".len()..];
+        let Some(group) = rest.strip_prefix('{') else {
+            out.push(ident(rest));
+            continue;
+        };
+        let (mut depth, mut start) = (0, 0);
+        for (j, c) in group.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' if depth == 0 => {
+                    out.push(ident(&group[start..j]));
+                    break;
+                }
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    out.push(ident(&group[start..j]));
+                    start = j + 1;
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn dependencies_point_down_the_layers() {
+    let layer_of = |m: &str| LAYERS.iter().position(|l| l.contains(&m));
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = vec![src.clone()];
+    let mut up = Vec::new();
+    let mut seen = 0;
+    while let Some(p) = files.pop() {
+        if p.is_dir() {
+            files.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+            continue;
+        }
+        if p.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let rel = p.strip_prefix(&src).unwrap();
+        let top = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy()
+            .trim_end_matches(".rs")
+            .to_string();
+        if top == "lib" || top == "main" {
+            continue;
+        }
+        let from = layer_of(&top)
+            .unwrap_or_else(|| panic!("src/{top}: add it to a layer in LAYERS and in lib.rs"));
+        for r in crate_refs(&std::fs::read_to_string(&p).unwrap()) {
+            seen += 1;
+            if let Some(to) = layer_of(&r) {
+                if to < from {
+                    up.push(format!("{} uses crate::{r}", rel.display()));
+                }
+            }
+        }
+    }
+    assert!(seen > 100, "the scan found only {seen} crate:: paths");
+    assert!(
+        up.is_empty(),
+        "dependencies that point up:\n{}",
+        up.join("\n")
+    );
+}

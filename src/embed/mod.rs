@@ -26,7 +26,7 @@ pub const ORT_LIB_ENV: &str = "ORT_DYLIB_PATH";
 pub const EMBEDDER_ENV: &str = "SLM_EMBEDDER";
 
 /// What a model directory's manifest says about the model, as its embedder reports it: the
-/// same for every embedder that loads one (see [`card_methods`]).
+/// same for every embedder that loads one (see `card_methods!`).
 #[derive(Debug, Clone)]
 pub struct ModelCard {
     /// The manifest's `id`, else the directory's name.
