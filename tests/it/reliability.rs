@@ -2,9 +2,8 @@
 //! item, against the real binary. These are plumbing tests: they use the deterministic
 //! stand-in embedder (`SLM_EMBEDDER=hash`) and judge nothing about recall quality.
 
-mod common;
-
-use common::{Env, code, ids, stderr};
+use crate::common;
+use crate::common::{Env, code, ids, stderr};
 use std::os::unix::fs::PermissionsExt;
 
 fn env() -> Env {

@@ -2,9 +2,8 @@
 //! worker writes, restores that refuse bad files, and notes folders imported as memories.
 //! The real binary against temporary homes; the store files are read back with SQLite.
 
-mod common;
-
-use common::{Env, code, fixture, stderr};
+use crate::common;
+use crate::common::{Env, code, fixture, stderr};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

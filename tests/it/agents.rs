@@ -2,9 +2,7 @@
 //! did not write), a raw stdio exchange checks protocol errors, and curl drives
 //! `slm serve --http` (token, busy, parameters).
 
-mod common;
-
-use common::{Env, StopWorker, code, start_worker, stderr, worker_env};
+use crate::common::{Env, StopWorker, code, start_worker, stderr, worker_env};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Stdio};

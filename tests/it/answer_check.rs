@@ -3,9 +3,8 @@
 //! endpoint and counts what it was sent. These use the deterministic stand-in embedder
 //! (`SLM_EMBEDDER=hash`) and judge nothing about recall quality.
 
-mod common;
-
-use common::{Env, code, stderr};
+use crate::common;
+use crate::common::{Env, code, stderr};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;

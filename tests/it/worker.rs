@@ -3,9 +3,8 @@
 //! answers, single flight and reuse invalidated by a write, the hook's hard limit, and two
 //! processes writing at once.
 
-mod common;
-
-use common::{Env, StopWorker, code, stderr, worker_env};
+use crate::common;
+use crate::common::{Env, StopWorker, code, stderr, worker_env};
 use serde_json::Value;
 use std::time::{Duration, Instant};
 

@@ -7,8 +7,7 @@
 //! each command fast. The learned mode reorders that keyword order exactly as it would a
 //! fused one.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 /// Four memories that all match "deploy"; the decision is the longest, so BM25 ranks it

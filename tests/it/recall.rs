@@ -1,8 +1,7 @@
 //! Issue 3 and 4: the recall pipeline's stages and the support tiers, on small fixtures
 //! written for each producer, with the real model and a pinned clock.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 fn channel_ids(v: &Value, ch: &str) -> Vec<i64> {

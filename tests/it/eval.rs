@@ -1,8 +1,7 @@
 //! Issue 6: the evaluation harness runs on our own small fixture and its JSON has the
 //! documented fields; data quirks are counted, never a crash.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn eval_locomo_runs_counts_quirks_and_reports_every_field() {

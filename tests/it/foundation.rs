@@ -1,7 +1,7 @@
 //! Issue 2: the store, ingestion, bad input, durability, output conventions.
 
-mod common;
-use common::*;
+use crate::common;
+use crate::common::*;
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 

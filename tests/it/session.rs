@@ -2,9 +2,7 @@
 //! memories; bookkeeping, prompts and corrected memories left out; a hard token budget per
 //! mode, cut at a line and marked as cut.
 
-mod common;
-
-use common::{Env, code};
+use crate::common::{Env, code};
 
 fn seeded() -> (Env, Vec<String>) {
     let env = Env::new();

@@ -1,0 +1,18 @@
+//! The integration tests, one module per area, in one test binary: slm's dependencies
+//! (tantivy, ONNX Runtime, usearch) are linked once instead of once per file. Each module
+//! runs the real `slm` against a temporary home (`common::Env`), or the library directly.
+//! Run one area with `cargo test --test it recall::`.
+
+mod common;
+
+mod agents;
+mod answer_check;
+mod eval;
+mod foundation;
+mod layers;
+mod ranking;
+mod recall;
+mod reliability;
+mod session;
+mod transfer;
+mod worker;
