@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --models-only
 
-# A real MCP client we did not write (tests/agents.rs): the Python SDK, pinned, in a venv
+# A real MCP client we did not write (tests/it/agents.rs): the Python SDK, pinned, in a venv
 # in slm's cache dir (re-used when it is already right).
 cache="${SLM_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/slm}"
 venv="$cache/test-venv"

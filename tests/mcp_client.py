@@ -1,6 +1,6 @@
 """A real MCP client that we did not write (the Python `mcp` SDK) drives `slm mcp` over stdio.
 
-Run by tests/agents.rs with the environment of a temporary slm home whose worker is already
+Run by tests/it/agents.rs with the environment of a temporary slm home whose worker is already
 started with one question slot and a slow semantic producer (so a second question is busy).
 Exits non-zero with a message on the first failed check.
 """

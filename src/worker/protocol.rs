@@ -21,7 +21,7 @@ pub const PROTOCOL: u32 = 1;
 pub const MAX_FRAME: usize = 8 << 20;
 
 pub fn version() -> String {
-    // Tests fake an older worker with this (see tests/worker.rs).
+    // Tests fake an older worker with this (see tests/it/worker.rs).
     std::env::var("SLM_TEST_FAKE_VERSION").unwrap_or_else(|_| env!("CARGO_PKG_VERSION").into())
 }
 

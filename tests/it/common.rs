@@ -56,7 +56,7 @@ impl Env {
             .env_remove("SLM_RECALL_NO_SUPPORT_GATE")
             .env_remove("SLM_MODEL_DIR")
             .env_remove("NO_COLOR")
-            // In-process with the model: these tests judge the engine. tests/worker.rs runs
+            // In-process with the model: these tests judge the engine. The worker module runs
             // the real worker (SLM_WORKER=auto) on its own socket directory.
             .env("SLM_WORKER", "inline")
             .env("SLM_RUNTIME_DIR", self.dir.path().join("run"));
