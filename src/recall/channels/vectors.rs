@@ -1,0 +1,105 @@
+//! The producers that read the vector index: semantic (k-NN on the query embedding) and
+//! hopfield (softmax update steps over the embeddings of a k-NN prefilter).
+
+use super::{CHANNEL_DEPTH, Hits, Produced, ProducerError, unavailable};
+use crate::engine::Engine;
+use crate::recall::filters::Filters;
+use crate::{Error, embed};
+
+/// Prefilter size for Hopfield retrieval.
+pub const HOPFIELD_PREFILTER: usize = 64;
+/// Inverse temperature of the Hopfield softmax. With unit vectors, β = 16 makes the update
+/// concentrate on the few patterns within ~0.1 cosine of the best.
+pub const HOPFIELD_BETA: f32 = 16.0;
+/// Update steps (the spec: one or two).
+pub const HOPFIELD_STEPS: usize = 2;
+
+fn query_vec<'a>(
+    qvec: &'a Option<std::result::Result<Vec<f32>, String>>,
+) -> std::result::Result<&'a Vec<f32>, ProducerError> {
+    match qvec {
+        None => Err(unavailable("no embedding model loaded")),
+        Some(Err(e)) => Err(Error::Model(format!("embedding the query failed: {e}")).into()),
+        Some(Ok(v)) => Ok(v),
+    }
+}
+
+pub(super) fn semantic(
+    engine: &Engine,
+    qvec: &Option<std::result::Result<Vec<f32>, String>>,
+    filters: &Filters,
+) -> Produced {
+    let v = query_vec(qvec)?;
+    let health = engine.vector_health();
+    if !health.usable() {
+        return Err(unavailable(format!("{health:?}")));
+    }
+    let hits = engine.with_meta(|meta| {
+        engine.with_vectors(|vx| match vx {
+            None => Err(unavailable("vector index not loaded")),
+            Some(vx) => vx
+                .search(v, CHANNEL_DEPTH, |id| {
+                    meta.get(&id).is_some_and(|m| filters.admits(m))
+                })
+                .map_err(ProducerError::from),
+        })
+    })???;
+    Ok(Some(Hits(
+        hits.into_iter().map(|(id, c)| (id, c as f64)).collect(),
+    )))
+}
+
+pub(super) fn hopfield(
+    engine: &Engine,
+    qvec: &Option<std::result::Result<Vec<f32>, String>>,
+    filters: &Filters,
+) -> Produced {
+    let q = query_vec(qvec)?;
+    let patterns: Vec<(i64, Vec<f32>)> = engine.with_meta(|meta| {
+        engine.with_vectors(
+            |vx| -> std::result::Result<Vec<(i64, Vec<f32>)>, ProducerError> {
+                let vx = vx.ok_or_else(|| unavailable("vector index not loaded"))?;
+                let near = vx.search(q, HOPFIELD_PREFILTER, |id| {
+                    meta.get(&id).is_some_and(|m| filters.admits(m))
+                })?;
+                Ok(near
+                    .into_iter()
+                    .filter_map(|(id, _)| vx.get(id).map(|v| (id, v)))
+                    .collect())
+            },
+        )
+    })???;
+    if patterns.is_empty() {
+        return Ok(Some(Hits::default()));
+    }
+    let attention = |xi: &[f32]| -> Vec<f32> {
+        let logits: Vec<f32> = patterns
+            .iter()
+            .map(|(_, x)| HOPFIELD_BETA * embed::cosine(x, xi))
+            .collect();
+        let max = logits.iter().cloned().fold(f32::MIN, f32::max);
+        let exps: Vec<f32> = logits.iter().map(|l| (l - max).exp()).collect();
+        let sum: f32 = exps.iter().sum();
+        exps.iter().map(|e| e / sum).collect()
+    };
+    let mut xi = q.clone();
+    for _ in 0..HOPFIELD_STEPS {
+        let p = attention(&xi);
+        let mut next = vec![0f32; xi.len()];
+        for (w, (_, x)) in p.iter().zip(&patterns) {
+            for (n, v) in next.iter_mut().zip(x) {
+                *n += w * v;
+            }
+        }
+        embed::normalize(&mut next);
+        xi = next;
+    }
+    let p = attention(&xi);
+    let mut hits: Vec<(i64, f64)> = patterns
+        .iter()
+        .zip(p)
+        .map(|((id, _), w)| (*id, w as f64))
+        .collect();
+    hits.sort_by(|a, b| b.1.total_cmp(&a.1));
+    Ok(Some(Hits(hits)))
+}
