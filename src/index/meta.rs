@@ -60,29 +60,35 @@ impl MetaMap {
     }
 }
 
+/// A personal note of the default profile with event time `at` (tests of the time index).
+#[cfg(test)]
+pub(crate) fn test_row(id: i64, at: i64) -> MetaRow {
+    use crate::memory::{Kind, Scope, Source};
+    MetaRow {
+        id,
+        profile: crate::DEFAULT_PROFILE.into(),
+        scope: Scope::Personal,
+        kind: Kind::Note,
+        source: Source::User,
+        session_id: None,
+        created_at: at,
+        event_at: at,
+        valid_from: None,
+        valid_until: None,
+        known_at: at,
+        pinned: false,
+        bookkeeping: false,
+        superseded: false,
+        baseline_sim: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory::{Kind, Scope, Source};
 
     fn row(id: i64, at: i64) -> MetaRow {
-        MetaRow {
-            id,
-            profile: "default".into(),
-            scope: Scope::Personal,
-            kind: Kind::Note,
-            source: Source::User,
-            session_id: None,
-            created_at: at,
-            event_at: at,
-            valid_from: None,
-            valid_until: None,
-            known_at: at,
-            pinned: false,
-            bookkeeping: false,
-            superseded: false,
-            baseline_sim: None,
-        }
+        test_row(id, at)
     }
 
     #[test]

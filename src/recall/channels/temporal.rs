@@ -118,26 +118,12 @@ pub(super) fn temporal(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory::{Scope, Source};
     use crate::store::MetaRow;
 
     fn row(id: i64, at: i64) -> MetaRow {
         MetaRow {
-            id,
-            profile: crate::DEFAULT_PROFILE.into(),
-            scope: Scope::Personal,
-            kind: Kind::Note,
-            source: Source::User,
-            session_id: None,
-            created_at: at,
-            event_at: at,
-            valid_from: None,
-            valid_until: None,
-            known_at: at,
-            pinned: false,
             bookkeeping: id % 7 == 0, // some rows the filters turn away
-            superseded: false,
-            baseline_sim: None,
+            ..crate::index::meta::test_row(id, at)
         }
     }
 
