@@ -408,7 +408,7 @@ fn dependencies_point_down_the_layers() {
     let layer_of = |m: &str| LAYERS.iter().position(|l| l.contains(&m));
     let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = vec![src.clone()];
-    let mut up = Vec::new();
+    let mut up = std::collections::BTreeSet::new();
     let mut seen = 0;
     while let Some(p) = files.pop() {
         if p.is_dir() {
@@ -434,10 +434,8 @@ fn dependencies_point_down_the_layers() {
             .unwrap_or_else(|| panic!("src/{top}: add it to a layer in LAYERS and in lib.rs"));
         for r in crate_refs(&std::fs::read_to_string(&p).unwrap()) {
             seen += 1;
-            if let Some(to) = layer_of(&r) {
-                if to < from {
-                    up.push(format!("{} uses crate::{r}", rel.display()));
-                }
+            if layer_of(&r).is_some_and(|to| to < from) {
+                up.insert(format!("{} uses crate::{r}", rel.display()));
             }
         }
     }
@@ -445,6 +443,6 @@ fn dependencies_point_down_the_layers() {
     assert!(
         up.is_empty(),
         "dependencies that point up:\n{}",
-        up.join("\n")
+        up.into_iter().collect::<Vec<_>>().join("\n")
     );
 }
