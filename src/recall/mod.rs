@@ -312,12 +312,19 @@ fn run_stages(engine: &Engine, req: &RecallRequest, judged: bool) -> Result<Reca
 
     // 7. ranking mode: off unless asked for and the profile's feedback suffices
     let t = Instant::now();
+    // Features of every candidate when a mode reorders them; with the mode off, only of
+    // those the recall log keeps for feedback.
+    let featured = match req.ranking {
+        ranking_mode::Mode::Off => kept.len().min(ranking_mode::log::LOG_DEPTH),
+        _ => kept.len(),
+    };
     let feats: Vec<Vec<f32>> = engine.with_meta(|m| {
-        kept.iter()
+        kept[..featured]
+            .iter()
             .map(|c| ranking_mode::features::of(c, m.get(&c.id), req.now_ms))
             .collect()
     })?;
-    let before: Vec<(f64, [u32; 5])> = kept
+    let before: Vec<(f64, [u32; 5])> = kept[..featured]
         .iter()
         .map(|c| (c.score, ranking_mode::features::channel_ranks(c)))
         .collect();

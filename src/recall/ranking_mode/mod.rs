@@ -229,15 +229,17 @@ pub fn apply(
     }
     let w = channel_weights(weights);
     let n = kept.len();
+    // The learned multipliers of this question's class, looked up once.
+    let class_factors = learned
+        .v1
+        .as_ref()
+        .filter(|_| need_v1)
+        .map(|(m, _)| m.factors(&class_name(class)));
     let v1_factor: Vec<Option<f64>> = (0..n)
         .map(|i| {
-            learned.v1.as_ref().filter(|_| need_v1).map(|(m, _)| {
-                V1::score_factor(
-                    &w,
-                    &m.factors(&class_name(class)),
-                    &features::channel_ranks(&kept[i]),
-                )
-            })
+            class_factors
+                .as_ref()
+                .map(|f| V1::score_factor(&w, f, &features::channel_ranks(&kept[i])))
         })
         .collect();
     let v2_delta: Vec<Option<f64>> = (0..n)
