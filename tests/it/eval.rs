@@ -81,6 +81,26 @@ fn eval_locomo_conversation_filter_and_bad_input() {
     assert_eq!(code(&out), 2);
     let out = env.run(&["eval", "locomo", f.to_str().unwrap(), "--baseline", "magic"]);
     assert_eq!(code(&out), 2);
+    let out = env.run(&["eval", "locomo", f.to_str().unwrap(), "--ranking", "v9"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+}
+
+#[test]
+fn eval_locomo_ranking_reports_each_mode_against_off() {
+    let env = Env::new();
+    let f = fixture("mini-locomo.json");
+    let v = env.json(&["eval", "locomo", f.to_str().unwrap(), "--ranking", "all"]);
+    let rows = v["ranking"]["rows"].as_array().expect("ranking rows");
+    let modes: Vec<&str> = rows.iter().filter_map(|r| r["mode"].as_str()).collect();
+    assert_eq!(modes, ["off", "v1", "v2", "v2-ensemble"], "{v}");
+    // Every mode is scored on the same held-out questions as off.
+    let n = rows[0]["questions"].as_u64().expect("questions");
+    assert!(n > 0, "{v}");
+    assert!(
+        rows.iter().all(|r| r["questions"].as_u64() == Some(n)),
+        "{v}"
+    );
+    assert!(v["ranking"]["train_questions"].as_u64() > Some(0), "{v}");
 }
 
 #[test]
