@@ -14,8 +14,8 @@ use super::{Embedder, Manifest, ModelStatus};
 use crate::{Error, Result};
 use ort::session::Session;
 use ort::value::Tensor;
+use std::ffi::CString;
 use std::path::Path;
-use std::sync::Mutex;
 
 /// Texts per ONNX run (sorted by length first, so a batch pads little). 16 keeps the
 /// attention buffers of a 512-token batch near 50 MB per layer.
@@ -33,13 +33,14 @@ pub const DEFAULT_ANSWER_AT: f64 = 0.50;
 pub const DEFAULT_MAX_LENGTH: usize = 512;
 
 pub struct GraphEmbedder {
-    session: Mutex<Session>,
+    /// Run from any number of threads at once, without a lock (see `shared_run`).
+    session: Session,
     tokenizer: tokenizers::Tokenizer,
     /// Tokens read per text; longer ones are cut (see `token_ids`).
     max_length: usize,
     /// The post-processor's closing token (`<eos>`), kept at the end of a cut text.
     end_id: Option<u32>,
-    output: String,
+    output: CString,
     pad_id: i64,
     card: super::ModelCard,
     query_prefix: String,
@@ -90,12 +91,15 @@ impl GraphEmbedder {
         let session = builder
             .commit_from_file(model_dir.join("model.onnx"))
             .map_err(|e| broken("the model could not be loaded", e.to_string()))?;
-        let output = manifest
-            .output_key
-            .clone()
-            .unwrap_or_else(|| "sentence_embedding".into());
+        let output = CString::new(
+            manifest
+                .output_key
+                .clone()
+                .unwrap_or_else(|| "sentence_embedding".into()),
+        )
+        .map_err(|e| broken("its manifest's output_key", e.to_string()))?;
         let mut e = GraphEmbedder {
-            session: Mutex::new(session),
+            session,
             tokenizer,
             max_length,
             end_id,
@@ -181,17 +185,13 @@ impl GraphEmbedder {
         let err = |e: ort::Error| Error::Model(e.to_string());
         let input = Tensor::from_array(([b, s], input)).map_err(err)?;
         let mask = Tensor::from_array(([b, s], mask)).map_err(err)?;
-        let mut session = self
-            .session
-            .lock()
-            .map_err(crate::error::poisoned(super::EMBEDDER_LOCK))?;
-        let outputs = session
-            .run(ort::inputs!["input_ids" => input, "attention_mask" => mask])
-            .map_err(err)?;
-        let value = outputs
-            .get(self.output.as_str())
-            .ok_or_else(|| Error::Model(format!("the graph has no output {}", self.output)))?;
-        let (shape, data) = value.try_extract_tensor::<f32>().map_err(err)?;
+        let out = super::shared_run::run_f32(
+            &self.session,
+            &[(c"input_ids", &input), (c"attention_mask", &mask)],
+            &self.output,
+        )
+        .map_err(Error::Model)?;
+        let (shape, data) = (out.shape, out.data);
         let dim = *shape.last().unwrap_or(&0) as usize;
         if dim == 0 || data.len() != b * dim {
             return Err(Error::Model(format!(
@@ -240,5 +240,73 @@ impl Embedder for GraphEmbedder {
     }
     fn count_tokens(&self, text: &str) -> usize {
         super::onnx::count_with(&self.tokenizer, text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The installed EmbeddingGemma (scripts/setup.sh builds it), or None with a note.
+    fn installed() -> Option<GraphEmbedder> {
+        let paths = crate::paths::Paths::from_env();
+        let dir = paths
+            .cache
+            .join("models")
+            .join(crate::paths::EMBEDDINGGEMMA_MODEL_NAME);
+        if !dir.join("model.onnx").is_file() {
+            eprintln!("skipped: {} is not installed", dir.display());
+            return None;
+        }
+        let (_, runtime) =
+            crate::embed::onnx::locate(&paths, &crate::settings::Settings::default());
+        Some(GraphEmbedder::load(&dir, &runtime).expect("the installed model loads"))
+    }
+
+    fn cos(a: &[f32], b: &[f32]) -> f64 {
+        let dot: f64 = a.iter().zip(b).map(|(x, y)| *x as f64 * *y as f64).sum();
+        let n = |v: &[f32]| v.iter().map(|x| (*x as f64).powi(2)).sum::<f64>().sqrt();
+        dot / (n(a) * n(b))
+    }
+
+    #[test]
+    fn runs_from_many_threads_on_one_session_give_the_vectors_of_runs_one_at_a_time() {
+        let Some(e) = installed() else { return };
+        let fx: serde_json::Value =
+            serde_json::from_str(include_str!("../../fixtures/embeddinggemma-reference.json"))
+                .unwrap();
+        let rows: Vec<(Vec<u32>, Vec<f32>)> = fx["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let ids = r["input_ids"].as_array().unwrap();
+                let emb = r["embedding"].as_array().unwrap();
+                (
+                    ids.iter().map(|v| v.as_u64().unwrap() as u32).collect(),
+                    emb.iter().map(|v| v.as_f64().unwrap() as f32).collect(),
+                )
+            })
+            .collect();
+        let one = |ids: &Vec<u32>| e.run_ids(&[ids]).unwrap().remove(0);
+        let serial: Vec<Vec<f32>> = rows.iter().map(|(ids, _)| one(ids)).collect();
+        // The Rust path reproduces the torch reference (the int8 graph: verify.py's bound).
+        for ((v, (_, want)), i) in serial.iter().zip(&rows).zip(0..) {
+            let c = cos(v, want);
+            assert!(c >= 0.99, "row {i}: cosine {c:.5} to the reference");
+        }
+        // Four threads at once, each through every row in its own order.
+        std::thread::scope(|s| {
+            for t in 0..4usize {
+                let (rows, serial, one) = (&rows, &serial, &one);
+                s.spawn(move || {
+                    for k in 0..rows.len() * 2 {
+                        let i = (k * (t + 1) + t) % rows.len();
+                        let c = cos(&one(&rows[i].0), &serial[i]);
+                        assert!(c >= 0.99999, "thread {t}, row {i}: cosine {c:.6}");
+                    }
+                });
+            }
+        });
     }
 }

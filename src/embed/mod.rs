@@ -11,6 +11,7 @@ pub mod graph;
 pub mod manifest;
 pub mod onnx;
 pub mod reranker;
+pub mod shared_run;
 pub mod tokenizer;
 
 pub use manifest::Manifest;

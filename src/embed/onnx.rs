@@ -87,7 +87,11 @@ pub struct OnnxEmbedder {
 /// Whether ONNX Runtime's intra-op threads spin while waiting for work. Off: on a 2-core
 /// machine that also runs the user's work, spinning threads steal the cores the query needs.
 /// Measured here (warm worker, 30 runs each, load average ~5): the query-embedding stage
-/// p50 19 ms with spinning off against 35–44 ms with it on.
+/// p50 19 ms with spinning off against 35–44 ms with it on. Spinning only within a run
+/// (`session.force_spinning_stop`) was measured too: one query alone 18.9 ms against 23.5 ms
+/// (Python, 200 questions alternating), but through the worker (`slm bench worker`, 27,000
+/// memories) three callers went from p50 61.5 to 90.3 ms and one caller's p90 from 41.7 to
+/// 55.9 ms, since the spinning threads take the cores the other recalls and producers need.
 pub(crate) const ORT_SPINNING: bool = false;
 
 /// The model's tokenizer for counting: its own vocabulary, but without the fixed padding

@@ -253,6 +253,9 @@ fn run_stages(engine: &Engine, req: &RecallRequest, judged: bool) -> Result<Reca
         req.keyword_only,
     );
     timing.insert("channels".to_string(), ms(t));
+    if let Some(e) = out.embed_ms {
+        timing.insert("channel.embed".to_string(), (e * 1000.0).round() / 1000.0);
+    }
     for (c, v) in &out.timing_ms {
         timing.insert(
             format!("channel.{}", c.name()),

@@ -24,7 +24,8 @@ t0=$(date +%s)
 # The build recipe's version: a model built by an older recipe is rebuilt.
 #   1: 8-bit weight-only MatMulNBits (slow: ~180 ms a query)
 #   2: SmoothQuant + dynamic int8 per channel, down_proj fp32, fused norms/GELU
-recipe=2
+#   3: as 2, down_proj 8-bit blockwise weights with int8 compute (MatMulNBits, accuracy level 4)
+recipe=3
 
 sha() { "$py" -c 'import hashlib,sys
 h=hashlib.sha256()
@@ -55,7 +56,7 @@ write_manifest() {
   "query_prefix": "task: search result | query: ",
   "document_prefix": "title: none | text: ",
   "license": "Gemma Terms of Use (https://ai.google.dev/gemma/terms)",
-  "source": "google/embeddinggemma-300m, built by scripts/models/embeddinggemma (recipe 2: int8 embedding rows; SmoothQuant alpha 0.75, dynamic int8 MatMuls per channel, down_proj fp32)"
+  "source": "google/embeddinggemma-300m, built by scripts/models/embeddinggemma (recipe 3: int8 embedding rows; SmoothQuant alpha 0.75, dynamic int8 MatMuls per channel, down_proj 8-bit blockwise with int8 compute)"
 }
 JSON
   mv -f "$1/slm-model.json.part" "$1/slm-model.json"

@@ -112,6 +112,9 @@ pub struct ChannelOutput {
     pub timing_ms: HashMap<Channel, f64>,
     /// The query embedding, when one was made.
     pub query_vec: Option<Vec<f32>>,
+    /// Milliseconds spent getting the query embedding (a cached one is near zero), when the
+    /// model was there to ask.
+    pub embed_ms: Option<f64>,
 }
 
 /// Why a producer gave no hits: it could not run (its index or the query embedding is not
@@ -165,32 +168,44 @@ pub fn run(
     if keyword_only {
         return keyword_producers(engine, q, filters, now_ms, out);
     }
-    // Embed once, before the vector producers split.
-    let qvec: Option<std::result::Result<Vec<f32>, String>> = engine
-        .embed_query(query)
-        .map(|r| r.map_err(|e| e.to_string()));
+    // The keyword producers start at once; the vector producers wait for the one query
+    // embedding, made on this thread meanwhile.
+    let qvec: std::sync::OnceLock<Option<std::result::Result<Vec<f32>, String>>> =
+        std::sync::OnceLock::new();
     let (tx, rx) = crossbeam_channel::unbounded::<(Channel, Produced, f64)>();
     std::thread::scope(|s| {
-        for c in [
-            Channel::Semantic,
-            Channel::Bm25,
-            Channel::Temporal,
-            Channel::Hopfield,
-        ] {
+        let produce = |c: Channel, qvec: &'_ Option<std::result::Result<Vec<f32>, String>>| {
+            let t = Instant::now();
+            let r = test_hooks(c)
+                .map_err(ProducerError::from)
+                .and_then(|_| match c {
+                    Channel::Semantic => semantic(engine, qvec, filters),
+                    Channel::Bm25 => bm25(engine, q, filters),
+                    Channel::Temporal => temporal(engine, q, filters, now_ms),
+                    Channel::Hopfield => hopfield(engine, qvec, filters),
+                    Channel::Spreading => Ok(None),
+                });
+            (c, r, t.elapsed().as_secs_f64() * 1000.0)
+        };
+        for c in [Channel::Bm25, Channel::Temporal] {
             let tx = tx.clone();
-            let qvec = &qvec;
             s.spawn(move || {
-                let t = Instant::now();
-                let r = test_hooks(c)
-                    .map_err(ProducerError::from)
-                    .and_then(|_| match c {
-                        Channel::Semantic => semantic(engine, qvec, filters),
-                        Channel::Bm25 => bm25(engine, q, filters),
-                        Channel::Temporal => temporal(engine, q, filters, now_ms),
-                        Channel::Hopfield => hopfield(engine, qvec, filters),
-                        Channel::Spreading => Ok(None),
-                    });
-                let _ = tx.send((c, r, t.elapsed().as_secs_f64() * 1000.0));
+                let _ = tx.send(produce(c, &None));
+            });
+        }
+        let t = Instant::now();
+        let v = qvec.get_or_init(|| {
+            engine
+                .embed_query(query)
+                .map(|r| r.map_err(|e| e.to_string()))
+        });
+        if v.is_some() {
+            out.embed_ms = Some(t.elapsed().as_secs_f64() * 1000.0);
+        }
+        for c in [Channel::Semantic, Channel::Hopfield] {
+            let tx = tx.clone();
+            s.spawn(move || {
+                let _ = tx.send(produce(c, v));
             });
         }
         drop(tx);
@@ -218,7 +233,7 @@ pub fn run(
         r,
         t.elapsed().as_secs_f64() * 1000.0,
     );
-    if let Some(Ok(v)) = qvec {
+    if let Some(Some(Ok(v))) = qvec.into_inner() {
         out.query_vec = Some(v);
     }
     out
