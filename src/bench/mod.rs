@@ -467,13 +467,31 @@ fn vectors(a: BenchRecallArgs, style: Style) -> Result<i32> {
         all.len(),
         qvecs.len()
     );
-    for (name, kind) in [
-        ("f32", ScalarKind::F32),
-        ("f16", ScalarKind::F16),
-        ("i8", ScalarKind::I8),
-    ] {
+    // Plain indexes (their own cosines), then what recall does: a compact int8 index of the
+    // first d dimensions finds the channel's candidates, the stored vectors rank them.
+    let full = all.first().map(|x| x.1.len()).unwrap_or(384);
+    let depth = crate::recall::channels::CHANNEL_DEPTH;
+    let mut layouts: Vec<(String, ScalarKind, usize, bool)> = vec![
+        ("f32".into(), ScalarKind::F32, full, false),
+        ("f16".into(), ScalarKind::F16, full, false),
+        ("i8".into(), ScalarKind::I8, full, false),
+    ];
+    for d in [full, 512, 256, 128] {
+        if d <= full {
+            layouts.push((format!("i8-{d}+exact"), ScalarKind::I8, d, true));
+        }
+    }
+    layouts.dedup_by(|a, b| a.0 == b.0);
+    let cut = |v: &[f32], d: usize| {
+        let mut c = v[..d].to_vec();
+        crate::embed::normalize(&mut c);
+        c
+    };
+    let by_id: std::collections::HashMap<i64, &Vec<f32>> =
+        all.iter().map(|(id, v)| (*id, v)).collect();
+    for (name, kind, dims, rescore) in layouts {
         let opts = IndexOptions {
-            dimensions: all.first().map(|x| x.1.len()).unwrap_or(384),
+            dimensions: dims,
             metric: MetricKind::Cos,
             quantization: kind,
             connectivity: 0,
@@ -486,7 +504,7 @@ fn vectors(a: BenchRecallArgs, style: Style) -> Result<i32> {
             .map_err(|e| Error::Vector(e.to_string()))?;
         let t = Instant::now();
         for (id, v) in &all {
-            ix.add(*id as u64, v)
+            ix.add(*id as u64, &cut(v, dims))
                 .map_err(|e| Error::Vector(e.to_string()))?;
         }
         let build_s = t.elapsed().as_secs_f64();
@@ -494,18 +512,30 @@ fn vectors(a: BenchRecallArgs, style: Style) -> Result<i32> {
         let mut lat = Vec::new();
         for (qv, truth) in qvecs.iter().zip(&exact) {
             let t = Instant::now();
-            let m = ix.search(qv, k).map_err(|e| Error::Vector(e.to_string()))?;
+            let found: Vec<i64> = if rescore {
+                let m = ix
+                    .search(&cut(qv, dims), depth)
+                    .map_err(|e| Error::Vector(e.to_string()))?;
+                let mut s: Vec<(i64, f32)> = m
+                    .keys
+                    .iter()
+                    .map(|k| (*k as i64, crate::embed::cosine(qv, by_id[&(*k as i64)])))
+                    .collect();
+                s.sort_by(|x, y| y.1.total_cmp(&x.1));
+                s.into_iter().take(k).map(|(id, _)| id).collect()
+            } else {
+                let m = ix
+                    .search(&cut(qv, dims), k)
+                    .map_err(|e| Error::Vector(e.to_string()))?;
+                m.keys.iter().map(|k| *k as i64).collect()
+            };
             lat.push(t.elapsed().as_secs_f64() * 1000.0);
-            hits += m
-                .keys
-                .iter()
-                .filter(|key| truth.contains(&(**key as i64)))
-                .count();
+            hits += found.iter().filter(|id| truth.contains(id)).count();
         }
         let recall = hits as f64 / (qvecs.len() * k).max(1) as f64;
         let mem_mb = ix.memory_usage() as f64 / 1_048_576.0;
-        human.push_str(&format!("  {name:<4} recall@{k} {recall:.4}  memory {mem_mb:>6.1} MB  build {build_s:>5.1} s  query p50 {:.3} ms\n", pct(&mut lat.clone(), 0.5)));
-        rows.push(json!({"quantization": name, "recall_at_10": recall, "memory_mb": mem_mb, "build_s": build_s, "query_ms_p50": pct(&mut lat, 0.5)}));
+        human.push_str(&format!("  {name:<12} recall@{k} {recall:.4}  memory {mem_mb:>6.1} MB  build {build_s:>5.1} s  query p50 {:.3} ms\n", pct(&mut lat.clone(), 0.5)));
+        rows.push(json!({"quantization": name, "dimensions": dims, "rescored_from": if rescore { Some(depth) } else { None }, "recall_at_10": recall, "memory_mb": mem_mb, "build_s": build_s, "query_ms_p50": pct(&mut lat, 0.5)}));
     }
     crate::output::emit(
         style,

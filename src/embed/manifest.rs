@@ -28,6 +28,10 @@ pub struct Manifest {
     pub similarity_floor: Option<f32>,
     pub query_prefix: Option<String>,
     pub document_prefix: Option<String>,
+    /// How many of the first dimensions the vector index keeps, for a model trained so that
+    /// its vectors can be cut (Matryoshka). Missing: all. Cosines are still read from the
+    /// full stored vectors (`index::vector`).
+    pub index_dimension: Option<usize>,
     /// The licence the weights come under (shown by `slm doctor`).
     pub license: Option<String>,
     pub source: Option<String>,

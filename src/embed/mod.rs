@@ -38,6 +38,8 @@ pub struct ModelCard {
     pub license: Option<String>,
     pub fusion: Option<manifest::FusionScale>,
     pub supported_at: Option<f64>,
+    /// The manifest's `index_dimension`.
+    pub index_dim: Option<usize>,
 }
 
 impl ModelCard {
@@ -54,6 +56,7 @@ impl ModelCard {
             license: manifest.license.clone(),
             fusion: manifest.fusion,
             supported_at: manifest.supported_at,
+            index_dim: manifest.index_dimension,
         }
     }
 }
@@ -67,6 +70,12 @@ macro_rules! card_methods {
         }
         fn dim(&self) -> usize {
             self.card.dim
+        }
+        fn index_dim(&self) -> usize {
+            self.card
+                .index_dim
+                .filter(|d| *d > 0 && *d <= self.card.dim)
+                .unwrap_or(self.card.dim)
         }
         fn similarity_floor(&self) -> Option<f32> {
             self.card.floor
@@ -92,6 +101,11 @@ pub trait Embedder: Send + Sync {
     /// Stable id of the model; stored with every embedding.
     fn id(&self) -> &str;
     fn dim(&self) -> usize;
+    /// The dimensions the vector index keeps of each vector (the manifest's
+    /// `index_dimension`; all of them unless the model was trained to be cut).
+    fn index_dim(&self) -> usize {
+        self.dim()
+    }
     /// The model's own evidence floor for cosine similarity, when it declares one.
     fn similarity_floor(&self) -> Option<f32>;
     /// Embed stored texts (documents: the model's document prefix, if any, is added).
@@ -203,6 +217,9 @@ impl Embedder for HashDocsEmbedder {
     }
     fn dim(&self) -> usize {
         self.real.dim()
+    }
+    fn index_dim(&self) -> usize {
+        self.real.index_dim()
     }
     fn similarity_floor(&self) -> Option<f32> {
         self.real.similarity_floor()

@@ -11,6 +11,7 @@ use crate::index::meta::MetaMap;
 use crate::index::vector::Vectors;
 use crate::memory::Memory;
 use crate::store::ListFilter;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Recent query embeddings kept (queries repeat: hooks, retries, agents).
@@ -56,6 +57,26 @@ impl Engine {
     pub fn with_meta<T>(&self, f: impl FnOnce(&MetaMap) -> T) -> Result<T> {
         let g = self.meta.read().map_err(poisoned(META_LOCK))?;
         Ok(f(&g))
+    }
+
+    /// The stored, full-precision embeddings of `ids` made by the loaded model, read through
+    /// one reader connection (the vector index keeps only a compact copy: `index::vector`).
+    /// A memory without one (not embedded yet, or by another model) is absent.
+    pub fn stored_embeddings(&self, ids: &[i64]) -> Result<HashMap<i64, Vec<f32>>> {
+        let mut out = HashMap::with_capacity(ids.len());
+        let Some(e) = &self.embedder else {
+            return Ok(out);
+        };
+        if ids.is_empty() {
+            return Ok(out);
+        }
+        let r = self.reader()?;
+        for &id in ids {
+            if let Some(v) = r.embedding_by(id, e.id())? {
+                out.insert(id, v);
+            }
+        }
+        Ok(out)
     }
 
     /// The query's embedding (cached), or None when no model is loaded.

@@ -183,6 +183,7 @@ impl Engine {
             &self.paths.vectors_meta(),
             e.id(),
             e.dim(),
+            e.index_dim(),
             &self.store_id,
             store.generation()?,
         )?;
@@ -319,6 +320,7 @@ mod tests {
                 &dir.path().join(format!("{model}.usearch")),
                 &dir.path().join(format!("{model}.json")),
                 model,
+                2,
                 2,
                 "store",
                 0,

@@ -1,18 +1,25 @@
-//! The vector index: usearch HNSW over memory embeddings, cosine metric.
+//! The vector index: usearch HNSW over memory embeddings, cosine metric. It finds
+//! candidates; it is not where cosines are read.
 //!
-//! Vectors are kept as f16 (`QUANTIZATION`): half the memory of f32. `slm bench vectors`
-//! measures f32, f16 and i8 HNSW on real MiniLM embeddings of LoCoMo turns against exact
-//! search; the figures behind this choice are in the README ("Measured"). The index file has
-//! a JSON sidecar naming the model, dimension and the store generation it reflects; any
-//! mismatch means rebuild.
+//! The index keeps a compact copy of each vector: int8 (`QUANTIZATION`), and for a model
+//! trained to be cut (Matryoshka; EmbeddingGemma) only its first `index_dimension`
+//! dimensions, renormalised. The full-precision vectors stay in the store, and the semantic
+//! producer reads the candidates' cosines from them (`Engine::stored_embeddings`), so every
+//! cosine recall compares with a threshold is exact. Per memory of EmbeddingGemma that is
+//! 256 bytes of vector in memory instead of 1,536 (f16, 768 dimensions); at a million
+//! memories the f16 index alone would be 1.9 GB (issue "Recall at a million memories").
+//! `slm bench vectors` measures recall@10 of this candidate-then-exact search against exact
+//! search beside plain f32, f16 and i8 indexes; the figures are in the README ("Measured").
+//! The index file has a JSON sidecar naming the model, dimensions and the store generation
+//! it reflects; any mismatch means rebuild.
 
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
-/// Storage precision of vectors in the index (see module doc for why f16).
-pub const QUANTIZATION: ScalarKind = ScalarKind::F16;
+/// Storage precision of vectors in the index (see the module doc: candidates only).
+pub const QUANTIZATION: ScalarKind = ScalarKind::I8;
 /// HNSW search breadth (usearch's default is 64); see `slm bench vectors` for its recall.
 pub const EXPANSION_SEARCH: usize = 64;
 /// Save the index to disk when this many changes are unsaved; in between, a cold process
@@ -24,13 +31,16 @@ pub const SAVE_EVERY_CHANGES: usize = 512;
 /// Growing with the index keeps saving at a constant cost per memory; what is unsaved is
 /// replayed from the change log's stored embeddings on open, never re-embedded.
 pub const SAVE_FRACTION: f64 = 0.1;
-const FORMAT: &str = "slm-vectors-1";
+const FORMAT: &str = "slm-vectors-2";
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 struct Sidecar {
     format: String,
     model: String,
     dimension: usize,
+    /// The dimensions the index keeps (the first ones of each vector).
+    #[serde(default)]
+    index_dimension: usize,
     applied_seq: i64,
     /// The identity of the store it was built from (`Store::store_id`).
     #[serde(default)]
@@ -40,7 +50,10 @@ struct Sidecar {
 pub struct Vectors {
     index: Index,
     model: String,
+    /// The model's dimension (what `upsert` and `search` take).
     dim: usize,
+    /// What the index keeps of each vector: its first `index_dim` dimensions.
+    index_dim: usize,
     applied_seq: i64,
     unsaved: usize,
     path: PathBuf,
@@ -69,21 +82,29 @@ impl Vectors {
     /// made anew (so the caller rebuilds it from the stored embeddings). An index stamped
     /// with another store's identity, or reflecting more changes than the store has
     /// (`generation`), is foreign: its ids would name other memories.
+    #[allow(clippy::too_many_arguments)]
     pub fn open(
         path: &Path,
         meta_path: &Path,
         model: &str,
         dim: usize,
+        index_dim: usize,
         store_id: &str,
         generation: i64,
     ) -> Result<(Vectors, Option<String>)> {
+        let index_dim = if index_dim == 0 || index_dim > dim {
+            dim
+        } else {
+            index_dim
+        };
         let fresh = |why: String| -> Result<(Vectors, Option<String>)> {
-            let index = Index::new(&options(dim)).map_err(verr)?;
+            let index = Index::new(&options(index_dim)).map_err(verr)?;
             Ok((
                 Vectors {
                     index,
                     model: model.to_string(),
                     dim,
+                    index_dim,
                     applied_seq: 0,
                     unsaved: 0,
                     path: path.to_path_buf(),
@@ -109,20 +130,26 @@ impl Vectors {
                 sidecar.applied_seq
             ));
         }
-        if sidecar.format != FORMAT || sidecar.model != model || sidecar.dimension != dim {
+        if sidecar.format != FORMAT {
+            return fresh(format!("it has the older layout {}", sidecar.format));
+        }
+        if sidecar.model != model
+            || sidecar.dimension != dim
+            || sidecar.index_dimension != index_dim
+        {
             return fresh(format!(
-                "it was built for {} ({}-d)",
-                sidecar.model, sidecar.dimension
+                "it was built for {} ({}-d, {} kept)",
+                sidecar.model, sidecar.dimension, sidecar.index_dimension
             ));
         }
-        let index = Index::new(&options(dim)).map_err(verr)?;
+        let index = Index::new(&options(index_dim)).map_err(verr)?;
         let Some(p) = path.to_str() else {
             return fresh("its path is not UTF-8".into());
         };
         if let Err(e) = index.load(p) {
             return fresh(format!("it could not be loaded ({e})"));
         }
-        if index.dimensions() != dim {
+        if index.dimensions() != index_dim {
             return fresh("its dimension differs".into());
         }
         index.change_expansion_search(EXPANSION_SEARCH);
@@ -131,6 +158,7 @@ impl Vectors {
                 index,
                 model: model.to_string(),
                 dim,
+                index_dim,
                 applied_seq: sidecar.applied_seq,
                 unsaved: 0,
                 path: path.to_path_buf(),
@@ -161,6 +189,18 @@ impl Vectors {
         self.dim
     }
 
+    /// The dimensions the index keeps of each vector.
+    pub fn index_dim(&self) -> usize {
+        self.index_dim
+    }
+
+    /// What the index keeps of a full vector: its first `index_dim` dimensions, unit length.
+    fn compact(&self, v: &[f32]) -> Vec<f32> {
+        let mut c = v[..self.index_dim.min(v.len())].to_vec();
+        crate::embed::normalize(&mut c);
+        c
+    }
+
     pub fn upsert(&mut self, id: i64, v: &[f32]) -> Result<()> {
         if v.len() != self.dim {
             return Err(Error::Vector(format!(
@@ -177,7 +217,7 @@ impl Vectors {
             let cap = (self.index.capacity() * 2).max(1024);
             self.index.reserve(cap).map_err(verr)?;
         }
-        self.index.add(key, v).map_err(verr)?;
+        self.index.add(key, &self.compact(v)).map_err(verr)?;
         self.unsaved += 1;
         Ok(())
     }
@@ -191,7 +231,7 @@ impl Vectors {
     }
 
     pub fn clear(&mut self) -> Result<()> {
-        self.index = Index::new(&options(self.dim)).map_err(verr)?;
+        self.index = Index::new(&options(self.index_dim)).map_err(verr)?;
         self.unsaved += 1;
         Ok(())
     }
@@ -203,7 +243,8 @@ impl Vectors {
         Ok(())
     }
 
-    /// k nearest memories by cosine similarity, among those `allow` accepts: (id, cosine).
+    /// k nearest memories among those `allow` accepts, by the index's compact vectors:
+    /// (id, approximate cosine). The exact cosine is the stored vector's.
     pub fn search(
         &self,
         q: &[f32],
@@ -215,7 +256,7 @@ impl Vectors {
         }
         let m = self
             .index
-            .filtered_search(q, k, |key| allow(key as i64))
+            .filtered_search(&self.compact(q), k, |key| allow(key as i64))
             .map_err(verr)?;
         Ok(m.keys
             .iter()
@@ -226,7 +267,7 @@ impl Vectors {
 
     /// Exact (brute-force) search, used to measure the approximate one.
     pub fn exact_search(&self, q: &[f32], k: usize) -> Result<Vec<(i64, f32)>> {
-        let m = self.index.exact_search(q, k).map_err(verr)?;
+        let m = self.index.exact_search(&self.compact(q), k).map_err(verr)?;
         Ok(m.keys
             .iter()
             .zip(m.distances.iter())
@@ -234,13 +275,19 @@ impl Vectors {
             .collect())
     }
 
-    /// The stored (quantised) vector of a memory.
+    /// The index's compact copy of a memory's vector (`index_dim` dimensions, quantised):
+    /// for comparing with other compact vectors (`compact_query`), never for a threshold.
     pub fn get(&self, id: i64) -> Option<Vec<f32>> {
-        let mut buf = vec![0f32; self.dim];
+        let mut buf = vec![0f32; self.index_dim];
         match self.index.get(id as u64, &mut buf) {
             Ok(n) if n > 0 => Some(buf),
             _ => None,
         }
+    }
+
+    /// A query vector in the index's compact space (to compare with `get`).
+    pub fn compact_query(&self, q: &[f32]) -> Vec<f32> {
+        self.compact(q)
     }
 
     pub fn needs_save(&self) -> bool {
@@ -269,6 +316,7 @@ impl Vectors {
             format: FORMAT.into(),
             model: self.model.clone(),
             dimension: self.dim,
+            index_dimension: self.index_dim,
             applied_seq: self.applied_seq,
             store_id: self.store_id.clone(),
         };

@@ -368,6 +368,7 @@ fn run_stages(engine: &Engine, req: &RecallRequest, judged: bool) -> Result<Reca
         req,
         q: &q,
         query_vec: out.query_vec.as_deref(),
+        stored: tiers::Context::stored_for(engine, out.query_vec.as_deref(), &kept),
         warming: !vector_ran || reranker_missing,
         degraded_reason: if !vector_ran {
             out.status

@@ -45,6 +45,8 @@ write_manifest() {
 {
   "id": "embeddinggemma-300m-int8",
   "dimension": 768,
+  "index_dimension": 256,
+  "index_dimension_measured": "slm bench vectors --memories 27000 --questions 200 (real embeddings): recall@10 against exact search, the index's top 100 ranked by the stored vectors: int8 768 dims 0.991, 512 dims 0.997, 256 dims 0.984, 128 dims 0.934; the former f16 index of all 768 dims 0.986. 256 dims: 256 bytes a memory in memory instead of 1,536",
   "pooling": "none",
   "output_key": "sentence_embedding",
   "max_length": 512,

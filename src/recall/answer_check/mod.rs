@@ -330,16 +330,14 @@ pub fn stage(
         None => budget,
     };
     let mut evidence = Vec::new();
-    for id in ranked.iter().take(EVIDENCE_COUNT) {
-        if let Some(m) = engine.get(*id)? {
-            let vector = engine
-                .with_vectors(|v| v.and_then(|v| v.get(*id)))
-                .ok()
-                .flatten();
+    let shown: Vec<i64> = ranked.iter().take(EVIDENCE_COUNT).copied().collect();
+    let mut vectors = engine.stored_embeddings(&shown).unwrap_or_default();
+    for id in shown {
+        if let Some(m) = engine.get(id)? {
             evidence.push(Evidence {
-                id: *id,
+                id,
                 text: m.text,
-                vector,
+                vector: vectors.remove(&id),
             });
         }
     }

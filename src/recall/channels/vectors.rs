@@ -34,7 +34,7 @@ pub(super) fn semantic(
     if !health.usable() {
         return Err(unavailable(format!("{health:?}")));
     }
-    let hits = engine.with_meta(|meta| {
+    let near = engine.with_meta(|meta| {
         engine.with_vectors(|vx| match vx {
             None => Err(unavailable("vector index not loaded")),
             Some(vx) => vx
@@ -44,9 +44,19 @@ pub(super) fn semantic(
                 .map_err(ProducerError::from),
         })
     })???;
-    Ok(Some(Hits(
-        hits.into_iter().map(|(id, c)| (id, c as f64)).collect(),
-    )))
+    // The index found the candidates by its compact vectors; their cosines are the stored
+    // vectors' (see `index::vector`).
+    let ids: Vec<i64> = near.iter().map(|(id, _)| *id).collect();
+    let exact = engine.stored_embeddings(&ids)?;
+    let mut hits: Vec<(i64, f64)> = near
+        .into_iter()
+        .map(|(id, approx)| match exact.get(&id) {
+            Some(e) => (id, embed::cosine(v, e) as f64),
+            None => (id, approx as f64),
+        })
+        .collect();
+    hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    Ok(Some(Hits(hits)))
 }
 
 pub(super) fn hopfield(
@@ -59,6 +69,8 @@ pub(super) fn hopfield(
         engine.with_vectors(
             |vx| -> std::result::Result<Vec<(i64, Vec<f32>)>, ProducerError> {
                 let vx = vx.ok_or_else(|| unavailable("vector index not loaded"))?;
+                // Hopfield works in the index's compact space: its patterns are the index's
+                // vectors, its output an order, never a cosine held to a threshold.
                 let near = vx.search(q, HOPFIELD_PREFILTER, |id| {
                     meta.get(&id).is_some_and(|m| filters.admits(m))
                 })?;
@@ -72,6 +84,9 @@ pub(super) fn hopfield(
     if patterns.is_empty() {
         return Ok(Some(Hits::default()));
     }
+    let q = &engine
+        .with_vectors(|vx| vx.map(|vx| vx.compact_query(q)))?
+        .ok_or_else(|| unavailable("vector index not loaded"))?;
     let attention = |xi: &[f32]| -> Vec<f32> {
         let logits: Vec<f32> = patterns
             .iter()

@@ -103,12 +103,35 @@ pub struct Context<'a> {
     pub req: &'a RecallRequest,
     pub q: &'a Classified,
     pub query_vec: Option<&'a [f32]>,
+    /// Stored embeddings of the candidates the semantic producer did not score (their
+    /// cosine is read from these: [`Context::stored_for`]).
+    pub stored: std::collections::HashMap<i64, Vec<f32>>,
     /// Vector search or a configured reranker did not run: nothing was measured.
     pub warming: bool,
     pub degraded_reason: Option<String>,
     pub cosine_floor: f32,
     /// The answer check's outcome (stage 8), an input for the support score. Not used yet.
     pub answer_check: Option<&'a super::answer_check::AnswerCheck>,
+}
+
+impl Context<'_> {
+    /// The stored embeddings the support check needs for `cands`: those of the candidates
+    /// without a semantic score, when there is a query vector to compare them with.
+    pub fn stored_for(
+        engine: &Engine,
+        query_vec: Option<&[f32]>,
+        cands: &[Candidate],
+    ) -> std::collections::HashMap<i64, Vec<f32>> {
+        if query_vec.is_none() {
+            return Default::default();
+        }
+        let ids: Vec<i64> = cands
+            .iter()
+            .filter(|c| c.channel_score(crate::recall::Channel::Semantic).is_none())
+            .map(|c| c.id)
+            .collect();
+        engine.stored_embeddings(&ids).unwrap_or_default()
+    }
 }
 
 pub struct Decision {

@@ -191,13 +191,9 @@ pub(super) fn score_one(
     let cosine = match c.channel_score(Channel::Semantic) {
         Some(s) => Some(s),
         None => ctx.query_vec.and_then(|qv| {
-            engine
-                .with_vectors(|v| {
-                    v.and_then(|v| v.get(c.id))
-                        .map(|mv| embed::cosine(qv, &mv) as f64)
-                })
-                .ok()
-                .flatten()
+            ctx.stored
+                .get(&c.id)
+                .map(|mv| embed::cosine(qv, mv) as f64)
         }),
     };
     let baseline = engine
