@@ -83,8 +83,10 @@ impl Engine {
         let Some(e) = &self.embedder else {
             return Ok(());
         };
+        // The store's size from the in-memory metadata (one row per memory): a COUNT(*) here
+        // ran after every embedded batch, 15-27 ms at a million memories.
+        let total = self.with_meta(|m| m.len() as i64)?;
         let mut store = self.store()?;
-        let total = store.count()?;
         let sample = store.sample_embeddings(e.id(), BASELINE_SAMPLE)?;
         let out: Vec<(i64, f32, i64)> = rows
             .iter()

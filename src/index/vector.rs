@@ -357,3 +357,56 @@ mod save_tests {
         assert!(saves < 120, "{saves} saves");
     }
 }
+
+#[cfg(test)]
+mod layout_tests {
+    use super::*;
+
+    #[test]
+    fn the_index_keeps_the_first_dimensions_and_is_rebuilt_when_that_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let (p, m) = (dir.path().join("v.usearch"), dir.path().join("v.json"));
+        let (mut v, why) = Vectors::open(&p, &m, "model", 4, 2, "store", 0).unwrap();
+        assert!(why.is_some());
+        assert_eq!((v.dim(), v.index_dim()), (4, 2));
+        v.upsert(1, &[1.0, 0.0, 0.0, 0.0]).unwrap();
+        v.upsert(2, &[0.0, 1.0, 0.0, 0.0]).unwrap();
+        // Differs from 1 only past the kept dimensions: the same in the index.
+        v.upsert(3, &[0.6, 0.0, 0.8, 0.0]).unwrap();
+        assert_eq!(v.get(3).map(|c| c.len()), Some(2));
+        let hits = v.search(&[1.0, 0.0, 0.0, 0.0], 3, |_| true).unwrap();
+        assert_eq!(hits.len(), 3);
+        assert_eq!(hits[2].0, 2, "{hits:?}");
+        assert!(hits[0].1 > 0.95 && hits[1].1 > 0.95, "{hits:?}");
+        // A vector of the wrong size is refused, not cut.
+        assert!(v.upsert(4, &[1.0, 0.0]).is_err());
+        v.set_applied_seq(3);
+        v.save().unwrap();
+        let (again, why) = Vectors::open(&p, &m, "model", 4, 2, "store", 3).unwrap();
+        assert!(why.is_none(), "{why:?}");
+        assert_eq!(again.len(), 3);
+        // Another number of kept dimensions: built anew from the stored vectors.
+        let (_, why) = Vectors::open(&p, &m, "model", 4, 4, "store", 3).unwrap();
+        assert!(why.unwrap().contains("kept"));
+        // Zero, or more than the model has, keeps them all.
+        for d in [0, 9] {
+            let (all, _) = Vectors::open(&p, &m, "model", 4, d, "store", 3).unwrap();
+            assert_eq!(all.index_dim(), 4);
+        }
+    }
+
+    #[test]
+    fn an_index_of_the_older_layout_is_rebuilt() {
+        let dir = tempfile::tempdir().unwrap();
+        let (p, m) = (dir.path().join("v.usearch"), dir.path().join("v.json"));
+        let (mut v, _) = Vectors::open(&p, &m, "model", 2, 2, "store", 0).unwrap();
+        v.upsert(1, &[1.0, 0.0]).unwrap();
+        v.save().unwrap();
+        let old = std::fs::read_to_string(&m)
+            .unwrap()
+            .replace(FORMAT, "slm-vectors-1");
+        std::fs::write(&m, old).unwrap();
+        let (_, why) = Vectors::open(&p, &m, "model", 2, 2, "store", 0).unwrap();
+        assert!(why.unwrap().contains("older layout"));
+    }
+}
