@@ -221,7 +221,7 @@ impl Engine {
             if lease.is_some() {
                 engine.embed_backlog(backlog)?;
                 engine.refresh_baselines(INLINE_BACKLOG_LIMIT)?;
-                engine.save_vectors_if_due(true)?;
+                engine.save_vectors_on_open();
             }
         }
         engine.close_bm25_writer();

@@ -215,12 +215,24 @@ impl Engine {
             }
         };
         drop(store);
-        if have_lease && v.has_unsaved() {
-            v.save()?;
-        }
+        let unsaved = have_lease && v.has_unsaved();
         *self.vectors_mut()? = Some(v);
+        if unsaved {
+            self.save_vectors_on_open();
+        }
         self.set_vector_health(health)?;
         Ok(())
+    }
+
+    /// Save the vector index while opening, if it has unsaved changes. Saving is a shortcut
+    /// for the next start, not part of being correct (the change log brings an older file up
+    /// to date), so a failure (a full disk) is said on standard error and the command goes on.
+    pub(super) fn save_vectors_on_open(&self) {
+        if let Err(e) = self.save_vectors_if_due(true) {
+            eprintln!(
+                "slm: the vector index could not be saved ({e}); the next start catches it up from the change log"
+            );
+        }
     }
 
     pub(super) fn save_vectors_if_due(&self, force: bool) -> Result<()> {

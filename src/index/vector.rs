@@ -310,8 +310,14 @@ impl Vectors {
         let tmp_s = tmp
             .to_str()
             .ok_or_else(|| Error::Vector("index path is not UTF-8".into()))?;
-        self.index.save(tmp_s).map_err(verr)?;
-        std::fs::rename(&tmp, &self.path).map_err(|e| Error::io("saving the vector index", e))?;
+        if let Err(e) = self.index.save(tmp_s) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(verr(e));
+        }
+        if let Err(e) = std::fs::rename(&tmp, &self.path) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(Error::io("saving the vector index", e));
+        }
         let sidecar = Sidecar {
             format: FORMAT.into(),
             model: self.model.clone(),

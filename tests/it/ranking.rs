@@ -137,7 +137,9 @@ fn an_upgraded_store_with_feedback_still_ranks_by_fusion_unless_asked() {
     {
         let c = rusqlite::Connection::open(env.path("store.db")).expect("store");
         c.execute_batch(
-            "DROP TABLE feedback; DROP TABLE recall_log; DROP TABLE ranking_models; PRAGMA user_version = 3;",
+            "DROP TABLE feedback; DROP TABLE recall_log; DROP TABLE ranking_models; \
+             DROP INDEX memories_embedding_model; DROP INDEX memories_baseline_n; \
+             PRAGMA user_version = 3;",
         )
         .expect("downgrade");
     }

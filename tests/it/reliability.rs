@@ -919,7 +919,7 @@ fn doctor_on_a_full_disk_reports_and_reads_still_work() {
             "-t",
             "tmpfs",
             "-o",
-            "size=400k",
+            "size=1m",
             "tmpfs",
             env.home().to_str().unwrap(),
         ])

@@ -418,7 +418,7 @@ fn a_backup_taken_while_the_worker_writes_is_consistent_and_holds_every_acknowle
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(manifest(&dest)).unwrap()).unwrap();
     assert_eq!(m["memories"].as_u64().unwrap() as usize, copy.len(), "{m}");
-    assert_eq!(m["schema_version"], 4);
+    assert_eq!(m["schema_version"], slm::store::schema::latest());
     assert!(m["slm_version"].is_string());
     // Not a file beside it but the copy and its manifest (one self-contained file, no log).
     assert!(!PathBuf::from(format!("{}-wal", dest.display())).exists());
