@@ -125,6 +125,8 @@ pub struct Engine {
     store_id: String,
     /// The last recalls answered here, for feedback (see `feedback.rs`).
     recent_recalls: Mutex<std::collections::VecDeque<Arc<crate::store::recall_log::LoggedRecall>>>,
+    /// Read connections handed back after use (see [`Engine::reader`]).
+    readers: Mutex<Vec<Store>>,
 }
 
 impl Engine {
@@ -207,6 +209,7 @@ impl Engine {
             store_id,
             counting_tokenizer: std::sync::OnceLock::new(),
             recent_recalls: Default::default(),
+            readers: Mutex::new(Vec::new()),
         };
         if engine.embedder.is_some() {
             engine.open_vectors(lease.is_some())?;
@@ -288,11 +291,49 @@ impl Engine {
         &self.store_id
     }
 
-    /// A separate read-only connection (for producers running in parallel).
-    pub fn reader(&self) -> Result<Store> {
-        match self.read_only {
-            Some(_) => Store::open_without_writes(&self.paths.store()),
-            None => Store::open_reader(&self.paths.store()),
+    /// A read connection of its own (for producers running in parallel), taken from the
+    /// engine's pool and given back when dropped. A recall opens several (producers, the
+    /// exact cosines of the vector candidates, the support check, layers); opening each anew
+    /// cost a connection and a cold page cache every time.
+    pub fn reader(&self) -> Result<Reader<'_>> {
+        let pooled = self.readers.lock().ok().and_then(|mut p| p.pop());
+        let store = match pooled {
+            Some(s) => s,
+            None => match self.read_only {
+                Some(_) => Store::open_without_writes(&self.paths.store())?,
+                None => Store::open_reader(&self.paths.store())?,
+            },
+        };
+        Ok(Reader {
+            store: Some(store),
+            pool: &self.readers,
+        })
+    }
+}
+
+/// Read connections kept for reuse: as many as were ever in use at once (a recall's
+/// parallel producers), which on this machine is a handful.
+const READERS_KEPT: usize = 8;
+
+/// A pooled read connection ([`Engine::reader`]); it goes back to the pool when dropped.
+pub struct Reader<'a> {
+    store: Option<Store>,
+    pool: &'a Mutex<Vec<Store>>,
+}
+
+impl std::ops::Deref for Reader<'_> {
+    type Target = Store;
+    fn deref(&self) -> &Store {
+        self.store.as_ref().expect("present until drop")
+    }
+}
+
+impl Drop for Reader<'_> {
+    fn drop(&mut self) {
+        if let (Some(s), Ok(mut pool)) = (self.store.take(), self.pool.lock()) {
+            if pool.len() < READERS_KEPT {
+                pool.push(s);
+            }
         }
     }
 }

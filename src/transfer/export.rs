@@ -43,7 +43,7 @@ pub struct Page {
 /// One page of an export from `engine`, read on a reader connection: a long export never
 /// holds the engine's own store lock.
 pub fn page_of(engine: &crate::engine::Engine, q: &ExportQuery) -> Result<Page> {
-    page(&engine.reader()?, engine.store_id(), q)
+    page(&*engine.reader()?, engine.store_id(), q)
 }
 
 /// Read one page.
