@@ -73,7 +73,9 @@ pub fn run_f32<T: ort::value::ValueTypeMarker + ?Sized>(
     check(unsafe { (api.GetDimensions)(info.0, shape.as_mut_ptr(), rank) })?;
     let count = shape
         .iter()
-        .try_fold(1usize, |n, &d| usize::try_from(d).ok().and_then(|d| n.checked_mul(d)))
+        .try_fold(1usize, |n, &d| {
+            usize::try_from(d).ok().and_then(|d| n.checked_mul(d))
+        })
         .ok_or_else(|| format!("the output has shape {shape:?}"))?;
     let mut data: *mut c_void = ptr::null_mut();
     check(unsafe { (api.GetTensorMutableData)(out.0, &mut data) })?;

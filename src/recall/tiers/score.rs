@@ -190,11 +190,9 @@ pub(super) fn score_one(
     let rare_all = rare.iter().all(|w| m_stems.contains(w));
     let cosine = match c.channel_score(Channel::Semantic) {
         Some(s) => Some(s),
-        None => ctx.query_vec.and_then(|qv| {
-            ctx.stored
-                .get(&c.id)
-                .map(|mv| embed::cosine(qv, mv) as f64)
-        }),
+        None => ctx
+            .query_vec
+            .and_then(|qv| ctx.stored.get(&c.id).map(|mv| embed::cosine(qv, mv) as f64)),
     };
     let baseline = engine
         .with_meta(|m| m.get(&c.id).and_then(|r| r.baseline_sim))
