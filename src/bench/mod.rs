@@ -482,11 +482,6 @@ fn vectors(a: BenchRecallArgs, style: Style) -> Result<i32> {
         }
     }
     layouts.dedup_by(|a, b| a.0 == b.0);
-    let cut = |v: &[f32], d: usize| {
-        let mut c = v[..d].to_vec();
-        crate::embed::normalize(&mut c);
-        c
-    };
     let by_id: std::collections::HashMap<i64, &Vec<f32>> =
         all.iter().map(|(id, v)| (*id, v)).collect();
     for (name, kind, dims, rescore) in layouts {
@@ -504,7 +499,7 @@ fn vectors(a: BenchRecallArgs, style: Style) -> Result<i32> {
             .map_err(|e| Error::Vector(e.to_string()))?;
         let t = Instant::now();
         for (id, v) in &all {
-            ix.add(*id as u64, &cut(v, dims))
+            ix.add(*id as u64, &crate::embed::truncated(v, dims))
                 .map_err(|e| Error::Vector(e.to_string()))?;
         }
         let build_s = t.elapsed().as_secs_f64();
@@ -514,7 +509,7 @@ fn vectors(a: BenchRecallArgs, style: Style) -> Result<i32> {
             let t = Instant::now();
             let found: Vec<i64> = if rescore {
                 let m = ix
-                    .search(&cut(qv, dims), depth)
+                    .search(&crate::embed::truncated(qv, dims), depth)
                     .map_err(|e| Error::Vector(e.to_string()))?;
                 let mut s: Vec<(i64, f32)> = m
                     .keys
@@ -525,7 +520,7 @@ fn vectors(a: BenchRecallArgs, style: Style) -> Result<i32> {
                 s.into_iter().take(k).map(|(id, _)| id).collect()
             } else {
                 let m = ix
-                    .search(&cut(qv, dims), k)
+                    .search(&crate::embed::truncated(qv, dims), k)
                     .map_err(|e| Error::Vector(e.to_string()))?;
                 m.keys.iter().map(|k| *k as i64).collect()
             };

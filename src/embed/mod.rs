@@ -157,6 +157,14 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
     }
 }
 
+/// The first `dims` dimensions of `v`, at unit length: a Matryoshka-trained model's vector
+/// cut to fewer dimensions (all of them when `dims` is as many or more).
+pub fn truncated(v: &[f32], dims: usize) -> Vec<f32> {
+    let mut c = v[..dims.min(v.len())].to_vec();
+    normalize(&mut c);
+    c
+}
+
 pub fn normalize(v: &mut [f32]) {
     let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
     if n > 0.0 {

@@ -82,7 +82,6 @@ impl Vectors {
     /// made anew (so the caller rebuilds it from the stored embeddings). An index stamped
     /// with another store's identity, or reflecting more changes than the store has
     /// (`generation`), is foreign: its ids would name other memories.
-    #[allow(clippy::too_many_arguments)]
     pub fn open(
         path: &Path,
         meta_path: &Path,
@@ -196,9 +195,7 @@ impl Vectors {
 
     /// What the index keeps of a full vector: its first `index_dim` dimensions, unit length.
     fn compact(&self, v: &[f32]) -> Vec<f32> {
-        let mut c = v[..self.index_dim.min(v.len())].to_vec();
-        crate::embed::normalize(&mut c);
-        c
+        crate::embed::truncated(v, self.index_dim)
     }
 
     pub fn upsert(&mut self, id: i64, v: &[f32]) -> Result<()> {

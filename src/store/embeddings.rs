@@ -223,4 +223,57 @@ mod tests {
         assert_eq!(store.sample_embeddings("model-a", 500).unwrap().len(), 34);
         assert!(store.sample_embeddings("model-c", 10).unwrap().is_empty());
     }
+
+    #[test]
+    fn waiting_memories_and_stale_baselines_are_found_through_their_indexes() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("store.db")).unwrap();
+        let ids: Vec<i64> = store
+            .write(|w| {
+                (0..6)
+                    .map(|i| {
+                        let m = NewMemory {
+                            text: format!("note {i}"),
+                            ..Default::default()
+                        };
+                        w.insert(&m, 1, &[], None).map(|r| r.id)
+                    })
+                    .collect()
+            })
+            .unwrap();
+        // 0, 1: model "m"; 2: model "a" (sorts before "m"); 3: model "z" (after); 4, 5: none.
+        store
+            .set_embeddings("m", &[(ids[0], vec![1.0, 0.0]), (ids[1], vec![0.0, 1.0])])
+            .unwrap();
+        store
+            .set_embeddings("a", &[(ids[2], vec![1.0, 0.0])])
+            .unwrap();
+        store
+            .set_embeddings("z", &[(ids[3], vec![1.0, 0.0])])
+            .unwrap();
+        let waiting: Vec<i64> = store
+            .pending_embeddings("m", 10)
+            .unwrap()
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
+        assert_eq!(waiting, ids[2..].to_vec());
+        assert_eq!(store.pending_embedding_count("m").unwrap(), 4);
+        assert_eq!(store.pending_embeddings("m", 2).unwrap().len(), 2);
+        // Without a model every embedded memory waits too (as before the indexes).
+        assert_eq!(store.pending_embedding_count("").unwrap(), 6);
+
+        // Baselines: none measured yet, so both of model m's memories are stale; measured
+        // against 4 memories, they are stale only once the store counts more than that.
+        assert_eq!(
+            store.stale_baselines("m", 1, 10).unwrap(),
+            ids[..2].to_vec()
+        );
+        store
+            .set_baselines(&[(ids[0], 0.1, 4), (ids[1], 0.1, 4)])
+            .unwrap();
+        assert!(store.stale_baselines("m", 4, 10).unwrap().is_empty());
+        assert_eq!(store.stale_baselines("m", 5, 1).unwrap(), vec![ids[0]]);
+        assert!(store.stale_baselines("a", 1, 10).unwrap() == vec![ids[2]]);
+    }
 }

@@ -651,3 +651,37 @@ fn a_repeated_word_or_a_two_letter_name_is_not_nonsense() {
     let v = env.recall("When did Maria get Coco?", &["--explain"]);
     assert_eq!(v["tier"], "supported", "{v}");
 }
+
+/// The vector index keeps compact copies (int8, EmbeddingGemma's first 256 dimensions); the
+/// cosines recall reports and holds to thresholds are the stored full vectors'. The test
+/// embeds the same texts with the same model in-process and compares: the index's cut copy
+/// misses the full cosine by several hundredths.
+#[test]
+fn the_semantic_channel_reports_exact_cosines_not_the_index_copy() {
+    let env = Env::new();
+    let texts = [
+        "Deploys go out on Tuesdays after the staging soak",
+        "The staging cluster is rebuilt every night",
+        "We moved the session cache from Redis to Postgres",
+    ];
+    let ids: Vec<i64> = texts.iter().map(|t| env.remember(t, &[])).collect();
+    let question = "When do deploys go out?";
+    let v = env.recall(question, &["--explain"]);
+    let home = tempfile::tempdir().unwrap();
+    let paths = slm::paths::Paths::at(home.path(), &cache_dir());
+    let model = slm::embed::load(&paths, &slm::settings::Settings::default()).expect("model");
+    let q = &model.embed_queries(&[question]).unwrap()[0];
+    let mut checked = 0;
+    for (id, text) in ids.iter().zip(texts) {
+        let Some(got) = channel_score(&v, "semantic", *id) else {
+            continue;
+        };
+        let want = slm::embed::cosine(q, &model.embed(&[text]).unwrap()[0]) as f64;
+        assert!(
+            (got - want).abs() < 2e-3,
+            "memory {id}: semantic score {got}, exact cosine {want}: {v}"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 2, "the semantic channel found too little: {v}");
+}

@@ -65,28 +65,27 @@ pub(super) fn hopfield(
     filters: &Filters,
 ) -> Produced {
     let q = query_vec(qvec)?;
-    let patterns: Vec<(i64, Vec<f32>)> = engine.with_meta(|meta| {
-        engine.with_vectors(
-            |vx| -> std::result::Result<Vec<(i64, Vec<f32>)>, ProducerError> {
-                let vx = vx.ok_or_else(|| unavailable("vector index not loaded"))?;
-                // Hopfield works in the index's compact space: its patterns are the index's
-                // vectors, its output an order, never a cosine held to a threshold.
-                let near = vx.search(q, HOPFIELD_PREFILTER, |id| {
-                    meta.get(&id).is_some_and(|m| filters.admits(m))
-                })?;
-                Ok(near
-                    .into_iter()
-                    .filter_map(|(id, _)| vx.get(id).map(|v| (id, v)))
-                    .collect())
-            },
-        )
+    // Hopfield works in the index's compact space: its patterns are the index's vectors and
+    // the query is cut the same way; its output is an order, never a cosine held to a
+    // threshold.
+    type Compact = (Vec<f32>, Vec<(i64, Vec<f32>)>);
+    let (q, patterns): Compact = engine.with_meta(|meta| {
+        engine.with_vectors(|vx| -> std::result::Result<Compact, ProducerError> {
+            let vx = vx.ok_or_else(|| unavailable("vector index not loaded"))?;
+            let near = vx.search(q, HOPFIELD_PREFILTER, |id| {
+                meta.get(&id).is_some_and(|m| filters.admits(m))
+            })?;
+            let patterns = near
+                .into_iter()
+                .filter_map(|(id, _)| vx.get(id).map(|v| (id, v)))
+                .collect();
+            Ok((vx.compact_query(q), patterns))
+        })
     })???;
     if patterns.is_empty() {
         return Ok(Some(Hits::default()));
     }
-    let q = &engine
-        .with_vectors(|vx| vx.map(|vx| vx.compact_query(q)))?
-        .ok_or_else(|| unavailable("vector index not loaded"))?;
+    let q = &q;
     let attention = |xi: &[f32]| -> Vec<f32> {
         let logits: Vec<f32> = patterns
             .iter()
