@@ -184,13 +184,13 @@ mod tests {
     use super::*;
     use crate::memory::NewMemory;
 
-    #[test]
-    fn the_baseline_sample_is_spread_over_the_store_and_only_the_models() {
+    /// A store in a temporary directory holding `n` memories, and their ids in order.
+    fn store_of(n: usize) -> (tempfile::TempDir, Store, Vec<i64>) {
         let dir = tempfile::tempdir().unwrap();
         let mut store = Store::open(&dir.path().join("store.db")).unwrap();
-        let ids: Vec<i64> = store
+        let ids = store
             .write(|w| {
-                (0..100)
+                (0..n)
                     .map(|i| {
                         let m = NewMemory {
                             text: format!("note {i}"),
@@ -201,6 +201,12 @@ mod tests {
                     .collect()
             })
             .unwrap();
+        (dir, store, ids)
+    }
+
+    #[test]
+    fn the_baseline_sample_is_spread_over_the_store_and_only_the_models() {
+        let (_dir, mut store, ids) = store_of(100);
         // Every third memory by model-a, the rest by model-b.
         let rows = |keep: usize| -> Vec<(i64, Vec<f32>)> {
             ids.iter()
@@ -226,21 +232,7 @@ mod tests {
 
     #[test]
     fn waiting_memories_and_stale_baselines_are_found_through_their_indexes() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut store = Store::open(&dir.path().join("store.db")).unwrap();
-        let ids: Vec<i64> = store
-            .write(|w| {
-                (0..6)
-                    .map(|i| {
-                        let m = NewMemory {
-                            text: format!("note {i}"),
-                            ..Default::default()
-                        };
-                        w.insert(&m, 1, &[], None).map(|r| r.id)
-                    })
-                    .collect()
-            })
-            .unwrap();
+        let (_dir, mut store, ids) = store_of(6);
         // 0, 1: model "m"; 2: model "a" (sorts before "m"); 3: model "z" (after); 4, 5: none.
         store
             .set_embeddings("m", &[(ids[0], vec![1.0, 0.0]), (ids[1], vec![0.0, 1.0])])
