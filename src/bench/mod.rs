@@ -482,8 +482,6 @@ fn vectors(a: BenchRecallArgs, style: Style) -> Result<i32> {
         }
     }
     layouts.dedup_by(|a, b| a.0 == b.0);
-    let by_id: std::collections::HashMap<i64, &Vec<f32>> =
-        all.iter().map(|(id, v)| (*id, v)).collect();
     for (name, kind, dims, rescore) in layouts {
         let opts = IndexOptions {
             dimensions: dims,
@@ -511,18 +509,21 @@ fn vectors(a: BenchRecallArgs, style: Style) -> Result<i32> {
                 let m = ix
                     .search(&crate::embed::truncated(qv, dims), depth)
                     .map_err(|e| Error::Vector(e.to_string()))?;
-                let mut s: Vec<(i64, f32)> = m
-                    .keys
+                // As the semantic producer does: the candidates' full vectors from the store.
+                let ids: Vec<i64> = m.keys.iter().map(|k| *k as i64).collect();
+                let stored = engine.stored_embeddings(&ids)?;
+                let mut s: Vec<(i64, f32)> = ids
                     .iter()
-                    .map(|k| (*k as i64, crate::embed::cosine(qv, by_id[&(*k as i64)])))
+                    .filter_map(|id| Some((*id, crate::embed::cosine(qv, stored.get(id)?))))
                     .collect();
                 s.sort_by(|x, y| y.1.total_cmp(&x.1));
                 s.into_iter().take(k).map(|(id, _)| id).collect()
             } else {
+                // The channel's depth, as the semantic producer asks for (its own cosines).
                 let m = ix
-                    .search(&crate::embed::truncated(qv, dims), k)
+                    .search(&crate::embed::truncated(qv, dims), depth)
                     .map_err(|e| Error::Vector(e.to_string()))?;
-                m.keys.iter().map(|k| *k as i64).collect()
+                m.keys.iter().take(k).map(|k| *k as i64).collect()
             };
             lat.push(t.elapsed().as_secs_f64() * 1000.0);
             hits += found.iter().filter(|id| truth.contains(id)).count();

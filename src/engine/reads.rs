@@ -63,20 +63,13 @@ impl Engine {
     /// one reader connection (the vector index keeps only a compact copy: `index::vector`).
     /// A memory without one (not embedded yet, or by another model) is absent.
     pub fn stored_embeddings(&self, ids: &[i64]) -> Result<HashMap<i64, Vec<f32>>> {
-        let mut out = HashMap::with_capacity(ids.len());
         let Some(e) = &self.embedder else {
-            return Ok(out);
+            return Ok(HashMap::new());
         };
         if ids.is_empty() {
-            return Ok(out);
+            return Ok(HashMap::new());
         }
-        let r = self.reader()?;
-        for &id in ids {
-            if let Some(v) = r.embedding_by(id, e.id())? {
-                out.insert(id, v);
-            }
-        }
-        Ok(out)
+        self.reader()?.embeddings_of(ids, e.id())
     }
 
     /// The query's embedding (cached), or None when no model is loaded.

@@ -6,6 +6,11 @@ use rusqlite::{OptionalExtension, params};
 use super::Store;
 use crate::Result;
 
+/// Ids read by one statement of [`Store::embeddings_of`]: the semantic channel's depth (100),
+/// so a recall's candidates take one statement.
+/// Well below SQLite's limit on bound parameters (32,766).
+pub const IDS_PER_READ: usize = 100;
+
 pub fn f32s_to_blob(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
@@ -37,6 +42,35 @@ impl Store {
             .query_row(params![id, model], |r| r.get(0))
             .optional()?;
         Ok(b.flatten().map(|b| blob_to_f32s(&b)))
+    }
+
+    /// The embeddings `model` made of the memories `ids` (missing ids, and memories without
+    /// one of that model's, are left out). One statement per [`IDS_PER_READ`] ids: recall
+    /// reads the semantic channel's candidates this way on every question.
+    pub fn embeddings_of(
+        &self,
+        ids: &[i64],
+        model: &str,
+    ) -> Result<std::collections::HashMap<i64, Vec<f32>>> {
+        let mut out = std::collections::HashMap::with_capacity(ids.len());
+        for chunk in ids.chunks(IDS_PER_READ) {
+            let marks = vec!["?"; chunk.len()].join(",");
+            let mut st = self.conn.prepare_cached(&format!(
+                "SELECT id, embedding FROM memories WHERE id IN ({marks}) AND embedding_model = ?"
+            ))?;
+            let args = chunk
+                .iter()
+                .map(|id| id as &dyn rusqlite::ToSql)
+                .chain(std::iter::once(&model as &dyn rusqlite::ToSql));
+            let mut rows = st.query(rusqlite::params_from_iter(args))?;
+            while let Some(r) = rows.next()? {
+                let b: Option<Vec<u8>> = r.get(1)?;
+                if let Some(b) = b {
+                    out.insert(r.get(0)?, blob_to_f32s(&b));
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// Every stored embedding made by `model` (for rebuilding the vector index).
