@@ -239,6 +239,33 @@ mod tests {
     }
 
     #[test]
+    fn embeddings_of_reads_only_the_models_vectors_of_the_ids_asked_past_one_statement() {
+        let (_dir, mut store, ids) = store_of(250);
+        // Even ids by model-a, odd by model-b; the last ten have none.
+        let rows = |parity: i64| -> Vec<(i64, Vec<f32>)> {
+            ids[..240]
+                .iter()
+                .filter(|id| *id % 2 == parity)
+                .map(|id| (*id, vec![*id as f32, 0.5]))
+                .collect()
+        };
+        store.set_embeddings("model-a", &rows(0)).unwrap();
+        store.set_embeddings("model-b", &rows(1)).unwrap();
+        let mut asked: Vec<i64> = ids.iter().rev().copied().collect();
+        asked.push(999_999); // no such memory
+        assert!(asked.len() > 2 * IDS_PER_READ);
+        let got = store.embeddings_of(&asked, "model-a").unwrap();
+        let want: Vec<i64> = ids[..240].iter().filter(|id| *id % 2 == 0).copied().collect();
+        let mut got_ids: Vec<i64> = got.keys().copied().collect();
+        got_ids.sort();
+        assert_eq!(got_ids, want);
+        for (id, v) in &got {
+            assert_eq!(v, &vec![*id as f32, 0.5]);
+        }
+        assert!(store.embeddings_of(&[], "model-a").unwrap().is_empty());
+    }
+
+    #[test]
     fn the_baseline_sample_is_spread_over_the_store_and_only_the_models() {
         let (_dir, mut store, ids) = store_of(100);
         // Every third memory by model-a, the rest by model-b.
