@@ -6,6 +6,8 @@
 //! (`--no-worker`: in-process, keyword-only, what a caller gets while the worker starts).
 //! Each concurrency level asks its own slice of the questions, so no answer is reused from
 //! the worker's 8-second answer cache. The worker's RSS is read from /proc after the runs.
+//! The cost of a learned ranking mode and of the local answer check are measured against
+//! off on the same questions, interleaved.
 
 use super::args::BenchRecallArgs;
 use super::{bench_store, each_concurrently, pct, status_mb_of};
@@ -142,6 +144,86 @@ fn ranking_cost(
     }))
 }
 
+/// What the local answer check adds to a warm recall: each question of `measure` asked with
+/// `answer_check.mode` off and local (set through `slm answer-check`, as a user would),
+/// alternating which goes first (the second ask finds the query embedding cached), then the
+/// store's setting put back to the default (`auto`). The judge's own time is its
+/// `answer_check.time_ms`.
+fn judge_cost(
+    exe: &std::path::Path,
+    home: &std::path::Path,
+    run: &std::path::Path,
+    measure: &[Vec<String>],
+) -> Result<Value> {
+    let set = |mode: &str| -> Result<()> {
+        let o = slm(exe, home, run)
+            .args(["answer-check", mode])
+            .output()
+            .map_err(|e| Error::io("setting the answer check", e))?;
+        if o.status.success() {
+            Ok(())
+        } else {
+            Err(Error::Other(format!(
+                "bench worker: slm answer-check {mode} exited {:?}: {}",
+                o.status.code(),
+                String::from_utf8_lossy(&o.stderr)
+            )))
+        }
+    };
+    let ask = |args: &[String]| -> Result<(f64, Value)> {
+        let t = Instant::now();
+        let o = slm(exe, home, run)
+            .args(args)
+            .output()
+            .map_err(|e| Error::io("asking a question", e))?;
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        if !o.status.success() {
+            return Err(Error::Other(format!(
+                "bench worker: {args:?} exited {:?}: {}",
+                o.status.code(),
+                String::from_utf8_lossy(&o.stderr)
+            )));
+        }
+        Ok((ms, serde_json::from_slice(&o.stdout).unwrap_or(Value::Null)))
+    };
+    let (mut off, mut on, mut judge, mut judged) = (Vec::new(), Vec::new(), Vec::new(), 0);
+    let mut statuses: std::collections::BTreeMap<String, usize> = Default::default();
+    let result = (|| -> Result<()> {
+        for (i, j) in measure.iter().enumerate() {
+            for local in [i % 2 != 0, i % 2 == 0] {
+                set(if local { "local" } else { "off" })?;
+                let (ms, v) = ask(j)?;
+                if !local {
+                    off.push(ms);
+                    continue;
+                }
+                on.push(ms);
+                let status = v["answer_check_status"].as_str().unwrap_or("missing");
+                *statuses.entry(status.to_string()).or_default() += 1;
+                if status == "judged" {
+                    judged += 1;
+                    if let Some(t) = v["answer_check"]["time_ms"].as_f64() {
+                        judge.push(t);
+                    }
+                }
+            }
+        }
+        Ok(())
+    })();
+    set("auto")?;
+    result?;
+    let (off, on) = (summary(off), summary(on));
+    let diff = on["p50"].as_f64().unwrap_or(0.0) - off["p50"].as_f64().unwrap_or(0.0);
+    Ok(json!({
+        "off_ms": off,
+        "local_ms": on,
+        "p50_difference_ms": diff,
+        "judged": judged,
+        "statuses": statuses,
+        "judge_ms": summary(judge),
+    }))
+}
+
 fn summary(mut v: Vec<f64>) -> Value {
     json!({ "n": v.len(), "p50": pct(&mut v, 0.5), "p90": pct(&mut v, 0.9), "p99": pct(&mut v, 0.99) })
 }
@@ -160,7 +242,7 @@ pub fn run(a: BenchRecallArgs, style: Style) -> Result<i32> {
         .into_iter()
         .flat_map(|c| c.questions.into_iter().map(|q| q.question))
         .filter(|s| !s.trim().is_empty())
-        .take(per * (levels.len() + 4))
+        .take(per * (levels.len() + 5))
         .collect();
     let slice = |i: usize| -> Vec<Vec<String>> {
         questions
@@ -251,6 +333,17 @@ pub fn run(a: BenchRecallArgs, style: Style) -> Result<i32> {
         ranking["applied"],
         ranking["with_mode_ms"]["n"],
     ));
+    let judge = judge_cost(&exe, &home, &run, &slice(levels.len() + 4))?;
+    human.push_str(&format!(
+        "answer check (answer_check.mode local vs off, same questions interleaved): p50 {:.1} ms vs {:.1} ms ({:+.1} ms); judged {}/{}; the judge's own time p50 {:.1} ms, p90 {:.1} ms\n",
+        judge["local_ms"]["p50"].as_f64().unwrap_or(0.0),
+        judge["off_ms"]["p50"].as_f64().unwrap_or(0.0),
+        judge["p50_difference_ms"].as_f64().unwrap_or(0.0),
+        judge["judged"],
+        judge["local_ms"]["n"],
+        judge["judge_ms"]["p50"].as_f64().unwrap_or(0.0),
+        judge["judge_ms"]["p90"].as_f64().unwrap_or(0.0),
+    ));
     // The first question after idle: no worker running; one `slm recall` starts it, waits
     // for its ready signal and gets the full answer. Several restarts, each a new question.
     let mut first = Vec::new();
@@ -290,6 +383,7 @@ pub fn run(a: BenchRecallArgs, style: Style) -> Result<i32> {
         "worker_rss_mb": rss,
         "worker_peak_rss_mb": peak,
         "ranking": ranking,
+        "answer_check": judge,
         "first_question_after_idle_ms": first,
         "first_question_full_answers": first_full,
     });

@@ -404,15 +404,21 @@ impl std::str::FromStr for Mode {
     }
 }
 
-/// The settings, checked: the mode parsed and the budget non-zero.
+/// The settings, checked: the mode parsed and the budget non-zero. An unset budget is the
+/// default of the judge the mode uses: the hosted one's for `hosted`, the local one's
+/// otherwise.
 pub fn mode_and_budget(
     s: &crate::settings::AnswerCheckSettings,
 ) -> Result<(Mode, Duration), AnswerCheckError> {
+    use crate::settings::{HOSTED_JUDGE_BUDGET_MS, LOCAL_JUDGE_BUDGET_MS};
     let mode: Mode = s.mode.parse()?;
-    if s.budget_ms == 0 {
-        return Err(AnswerCheckError::ZeroBudget);
-    }
-    Ok((mode, Duration::from_millis(s.budget_ms)))
+    let ms = match (s.budget_ms, mode) {
+        (Some(0), _) => return Err(AnswerCheckError::ZeroBudget),
+        (Some(ms), _) => ms,
+        (None, Mode::Hosted) => HOSTED_JUDGE_BUDGET_MS,
+        (None, _) => LOCAL_JUDGE_BUDGET_MS,
+    };
+    Ok((mode, Duration::from_millis(ms)))
 }
 
 /// The reason a `local` mode gives when no local judge is installed.

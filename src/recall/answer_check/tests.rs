@@ -140,9 +140,22 @@ fn modes_resolve_as_documented() {
         Some(AnswerCheckError::UnknownMode("sometimes".into()))
     );
     let mut zero = settings("auto");
-    zero.budget_ms = 0;
+    zero.budget_ms = Some(0);
     assert_eq!(
         resolve(&zero, None).err(),
         Some(AnswerCheckError::ZeroBudget)
     );
+}
+
+#[test]
+fn an_unset_budget_is_the_default_of_the_judge_the_mode_uses() {
+    use crate::settings::{HOSTED_JUDGE_BUDGET_MS, LOCAL_JUDGE_BUDGET_MS};
+    let ms = |s: &AnswerCheckSettings| mode_and_budget(s).unwrap().1.as_millis() as u64;
+    for mode in ["auto", "local", "off"] {
+        assert_eq!(ms(&settings(mode)), LOCAL_JUDGE_BUDGET_MS, "{mode}");
+    }
+    assert_eq!(ms(&settings("hosted")), HOSTED_JUDGE_BUDGET_MS);
+    let mut set = settings("hosted");
+    set.budget_ms = Some(250);
+    assert_eq!(ms(&set), 250);
 }
