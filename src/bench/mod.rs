@@ -461,16 +461,16 @@ fn vectors(a: BenchRecallArgs, style: Style) -> Result<i32> {
             s.into_iter().take(k).map(|(id, _)| id).collect()
         })
         .collect();
+    let depth = crate::recall::channels::CHANNEL_DEPTH;
     let mut rows = Vec::new();
     let mut human = format!(
-        "vector precision on {} real embeddings, {} questions, recall@{k} against exact f32\n",
+        "vector precision on {} real embeddings, {} questions, recall@{k} against exact f32; query time as the semantic producer runs it (the channel's {depth} candidates, and for +exact their stored vectors read from the store)\n",
         all.len(),
         qvecs.len()
     );
     // Plain indexes (their own cosines), then what recall does: a compact int8 index of the
     // first d dimensions finds the channel's candidates, the stored vectors rank them.
     let full = all.first().map(|x| x.1.len()).unwrap_or(384);
-    let depth = crate::recall::channels::CHANNEL_DEPTH;
     let mut layouts: Vec<(String, ScalarKind, usize, bool)> = vec![
         ("f32".into(), ScalarKind::F32, full, false),
         ("f16".into(), ScalarKind::F16, full, false),

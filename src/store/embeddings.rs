@@ -255,7 +255,11 @@ mod tests {
         asked.push(999_999); // no such memory
         assert!(asked.len() > 2 * IDS_PER_READ);
         let got = store.embeddings_of(&asked, "model-a").unwrap();
-        let want: Vec<i64> = ids[..240].iter().filter(|id| *id % 2 == 0).copied().collect();
+        let want: Vec<i64> = ids[..240]
+            .iter()
+            .filter(|id| *id % 2 == 0)
+            .copied()
+            .collect();
         let mut got_ids: Vec<i64> = got.keys().copied().collect();
         got_ids.sort();
         assert_eq!(got_ids, want);
