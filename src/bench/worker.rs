@@ -64,6 +64,22 @@ fn timed(
     Ok(out.into_inner().expect("lock"))
 }
 
+/// Run one question (`c`, made by [`slm`] with `args`): its time in milliseconds and its
+/// JSON answer; a failed command is an error naming it.
+fn ask_json(mut c: Command, args: &[String]) -> Result<(f64, Value)> {
+    let t = Instant::now();
+    let o = c.output().map_err(|e| Error::io("asking a question", e))?;
+    let ms = t.elapsed().as_secs_f64() * 1000.0;
+    if !o.status.success() {
+        return Err(Error::Other(format!(
+            "bench worker: {args:?} exited {:?}: {}",
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr)
+        )));
+    }
+    Ok((ms, serde_json::from_slice(&o.stdout).unwrap_or(Value::Null)))
+}
+
 /// Restarts measured for "first question after idle".
 const FIRST_QUESTION_RUNS: usize = 5;
 /// Marks given before measuring learned ranking (above `ranking_mode::MIN_FEEDBACK`).
@@ -88,17 +104,7 @@ fn ranking_cost(
         if let Some(m) = mode {
             c.env("SLM_RANKING", m);
         }
-        let t = Instant::now();
-        let o = c.output().map_err(|e| Error::io("asking a question", e))?;
-        let ms = t.elapsed().as_secs_f64() * 1000.0;
-        if !o.status.success() {
-            return Err(Error::Other(format!(
-                "bench worker: {args:?} exited {:?}: {}",
-                o.status.code(),
-                String::from_utf8_lossy(&o.stderr)
-            )));
-        }
-        Ok((ms, serde_json::from_slice(&o.stdout).unwrap_or(Value::Null)))
+        ask_json(c, args)
     };
     let mut marks = 0;
     for j in seed {
@@ -171,20 +177,9 @@ fn judge_cost(
         }
     };
     let ask = |args: &[String]| -> Result<(f64, Value)> {
-        let t = Instant::now();
-        let o = slm(exe, home, run)
-            .args(args)
-            .output()
-            .map_err(|e| Error::io("asking a question", e))?;
-        let ms = t.elapsed().as_secs_f64() * 1000.0;
-        if !o.status.success() {
-            return Err(Error::Other(format!(
-                "bench worker: {args:?} exited {:?}: {}",
-                o.status.code(),
-                String::from_utf8_lossy(&o.stderr)
-            )));
-        }
-        Ok((ms, serde_json::from_slice(&o.stdout).unwrap_or(Value::Null)))
+        let mut c = slm(exe, home, run);
+        c.args(args);
+        ask_json(c, args)
     };
     let (mut off, mut on, mut judge, mut judged) = (Vec::new(), Vec::new(), Vec::new(), 0);
     let mut statuses: std::collections::BTreeMap<String, usize> = Default::default();
