@@ -91,6 +91,7 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
     let bm25 = engine.bm25_health();
     let vectors = engine.vector_health();
     let pending = engine.pending_embeddings()?;
+    let pending_passages = engine.pending_passages()?;
     let (model, probe) = match engine.embedder() {
         Some(e) => {
             let probe = e
@@ -121,7 +122,8 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
                    "memories": count, "generation": generation, "integrity": integrity },
         "writes": { "ok": writes_ok, "no_writes": no_writes, "free_bytes": free, "open_error": open_error },
         "bm25": { "health": bm25, "documents": engine.num_docs() },
-        "vectors": { "health": vectors, "size": engine.with_vectors(|v| v.map(|v| v.len()))?, "pending_embeddings": pending },
+        "vectors": { "health": vectors, "size": engine.with_vectors(|v| v.map(|v| v.len()))?, "pending_embeddings": pending,
+                     "pending_passages": pending_passages },
         "model": model,
         "probe_embedding": probe,
         "worker": worker,
@@ -190,6 +192,11 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
                         ""
                     }
                 ));
+                if pending_passages > 0 {
+                    s.push_str(&format!(
+                        "  passages   {pending_passages} memories wait for their sentences' vectors (recall uses their own vector meanwhile; the worker catches up, `slm reindex` does it now)\n"
+                    ));
+                }
             }
             None => {
                 let st = engine.model_status();

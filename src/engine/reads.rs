@@ -72,6 +72,18 @@ impl Engine {
         self.reader()?.embeddings_of(ids, e.id())
     }
 
+    /// For each of `ids` with passages by the loaded model, the best cosine between `q` and
+    /// one of them (`text::passages`).
+    pub fn best_passage_cosines(&self, ids: &[i64], q: &[f32]) -> Result<HashMap<i64, f32>> {
+        let Some(e) = &self.embedder else {
+            return Ok(HashMap::new());
+        };
+        if ids.is_empty() {
+            return Ok(HashMap::new());
+        }
+        self.reader()?.best_passage_cosines(ids, e.id(), q)
+    }
+
     /// The query's embedding (cached), or None when no model is loaded.
     pub fn embed_query(&self, q: &str) -> Option<Result<Vec<f32>>> {
         let e = self.embedder.as_ref()?;

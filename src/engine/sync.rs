@@ -117,15 +117,15 @@ impl Engine {
         Ok(true)
     }
 
-    /// One small batch of background work: embed memories still waiting for an embedding,
-    /// refresh baselines measured when the store was much smaller, save the vector index
+    /// One small batch of background work: embed memories still waiting for an embedding
+    /// (then passages still waiting for theirs), refresh baselines measured when the store was much smaller, save the vector index
     /// when due. Returns how many memories it touched (0: nothing to do, or another process
     /// is writing).
     pub fn maintain(&self, batch: usize) -> Result<usize> {
         if self.embedder.is_none() || self.read_only.is_some() {
             return Ok(0);
         }
-        if self.pending_embeddings()? == 0 && !self.baselines_stale()? {
+        if self.pending_embeddings()? == 0 && !self.baselines_stale()? && !self.passages_wait()? {
             return Ok(0);
         }
         let Some(_lease) = WriteLock::try_acquire(&self.paths.write_lock())? else {
@@ -133,6 +133,10 @@ impl Engine {
         };
         self.apply_changes()?;
         let mut n = self.embed_backlog(batch)?;
+        // Passages of a store from before them, once every memory has its own vector.
+        if n == 0 {
+            n += self.passage_backlog(batch, None)?;
+        }
         n += self.refresh_baselines(batch)?;
         self.save_vectors_if_due(n == 0)?;
         self.close_bm25_writer();
@@ -267,6 +271,10 @@ impl Engine {
             let pending = self.pending_embeddings()?.max(0) as u64;
             let pb = crate::progress::bar(pending, "embeddings");
             embedded = self.embed_backlog_with(usize::MAX, Some(&pb))?;
+            pb.finish_and_clear();
+            let pending = self.pending_passages()?.max(0) as u64;
+            let pb = crate::progress::bar(pending, "passages");
+            self.passage_backlog(usize::MAX, Some(&pb))?;
             pb.finish_and_clear();
             self.refresh_baselines(usize::MAX)?;
             self.save_vectors_if_due(true)?;

@@ -99,6 +99,8 @@ pub fn build_store(convs: &[&Conversation]) -> Result<TempStore> {
         }
     }
     engine.refresh_baselines(usize::MAX)?;
+    // A worker embeds passages in the background; an evaluation waits for them.
+    engine.passage_backlog(usize::MAX, None)?;
     pb.finish_and_clear();
     Ok(TempStore {
         dir,

@@ -110,6 +110,7 @@ pub fn run(a: EvalNotesArgs, style: Style) -> Result<i32> {
         .collect();
     let name_of: HashMap<i64, &str> = id_of.iter().map(|(k, v)| (*v, *k)).collect();
     engine.refresh_baselines(usize::MAX)?;
+    engine.passage_backlog(usize::MAX, None)?;
     let now_ms = now_after(&dated);
 
     let mut answerable = 0usize;

@@ -149,6 +149,22 @@ pub const MIGRATIONS: &[&str] = &[
     CREATE INDEX memories_embedding_model ON memories(embedding_model);
     CREATE INDEX memories_baseline_n ON memories(baseline_n);
     "#,
+    // 6: passages (`text::passages`): the vectors of a memory's sentences, beside its own,
+    // one row per memory that has more than one passage (int8, see `store::embeddings`).
+    // `passages_model` says which model embedded them (NULL: not yet; a memory of one passage
+    // has the model and no row). Found waiting through `memories_pending_passages`, so a
+    // store upgraded from 5 gets them in the background without a full scan per check.
+    r#"
+    ALTER TABLE memories ADD COLUMN passages_model TEXT;
+    CREATE TABLE passages (
+        memory_id INTEGER PRIMARY KEY,
+        vectors   BLOB NOT NULL
+    );
+    CREATE INDEX memories_pending_passages ON memories(id) WHERE passages_model IS NULL;
+    CREATE TRIGGER passages_follow_memories AFTER DELETE ON memories BEGIN
+        DELETE FROM passages WHERE memory_id = old.id;
+    END;
+    "#,
 ];
 
 /// The schema version this slm writes.

@@ -1,7 +1,7 @@
 //! Deterministic text analysis, at write time and at recall time: word splitting that keeps
 //! names, codes, versions and ids intact; stop words and question words; content words; a
 //! light stemmer; entity extraction (no LLM); bookkeeping-noise recognition; terminal
-//! sanitising; previews; gibberish signs.
+//! sanitising; previews; gibberish signs; passages (a memory's sentences, embedded apart).
 //!
 //! Each part has its own file; everything is re-exported here, so callers name
 //! `crate::text::words`, `crate::text::entities` and so on without knowing the layout.
@@ -11,6 +11,7 @@ mod display;
 mod entities;
 mod gibberish;
 mod lexicon;
+mod passages;
 mod stem;
 mod words;
 
@@ -22,5 +23,6 @@ pub use display::{preview, sanitize_for_terminal};
 pub use entities::{Entity, EntityKind, entities};
 pub use gibberish::{Gibberish, gibberish_signs};
 pub use lexicon::{content_words, has_question_word, is_stop_word};
+pub use passages::{MAX_PASSAGES, passages};
 pub use stem::stem;
 pub use words::{index_words, is_code_like, word_spans, words};

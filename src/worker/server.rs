@@ -94,6 +94,9 @@ pub struct Status {
     pub idle_timeout_s: u64,
     pub model_loaded: bool,
     pub pending_embeddings: i64,
+    /// Memories whose passages (`text::passages`) the background work has still to embed.
+    #[serde(default)]
+    pub pending_passages: i64,
     pub memories: i64,
     pub connections: usize,
     pub questions: QuestionStats,
@@ -209,6 +212,7 @@ impl Worker {
             idle_timeout_s: self.idle.as_secs(),
             model_loaded: self.engine.embedder().is_some(),
             pending_embeddings: self.engine.pending_embeddings().unwrap_or(-1),
+            pending_passages: self.engine.pending_passages().unwrap_or(-1),
             memories: self.engine.count().unwrap_or(-1),
             connections: self.connections.load(Ordering::SeqCst),
             questions: self.questions.stats(),

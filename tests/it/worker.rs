@@ -375,11 +375,14 @@ fn two_processes_writing_at_once_lose_nothing() {
     // background work embeds what the in-process writes left without an embedding.
     let t = Instant::now();
     env.json(&["list"]);
-    while status(&env)["status"]["pending_embeddings"] != 0 && t.elapsed() < Duration::from_secs(60)
-    {
+    let settled = |s: &serde_json::Value| {
+        s["status"]["pending_embeddings"] == 0 && s["status"]["pending_passages"] == 0
+    };
+    while !settled(&status(&env)) && t.elapsed() < Duration::from_secs(60) {
         std::thread::sleep(Duration::from_millis(200));
     }
-    assert_eq!(status(&env)["status"]["pending_embeddings"], 0);
+    let s = status(&env);
+    assert!(settled(&s), "{s}");
     let r = env.recall("cold note number 7", &[]);
     assert_eq!(served_by(&r), "worker");
     assert!(

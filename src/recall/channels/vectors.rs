@@ -1,4 +1,5 @@
-//! The producers that read the vector index: semantic (k-NN on the query embedding) and
+//! The producers that read the vector index: semantic (k-NN on the query embedding, each
+//! candidate scored by the closest of its own vector and its passages' vectors) and
 //! hopfield (softmax update steps over the embeddings of a k-NN prefilter).
 
 use super::{CHANNEL_DEPTH, Hits, Produced, ProducerError, unavailable};
@@ -13,6 +14,10 @@ pub const HOPFIELD_PREFILTER: usize = 64;
 pub const HOPFIELD_BETA: f32 = 16.0;
 /// Update steps (the spec: one or two).
 pub const HOPFIELD_STEPS: usize = 2;
+
+/// Evaluation knob: set, the semantic channel scores memories by their own vectors only, so
+/// `slm eval` can measure what passages add without a rebuild. Never set in normal use.
+pub const NO_PASSAGES_ENV: &str = "SLM_EVAL_NO_PASSAGES";
 
 fn query_vec<'a>(
     qvec: &'a Option<std::result::Result<Vec<f32>, String>>,
@@ -45,14 +50,24 @@ pub(super) fn semantic(
         })
     })???;
     // The index found the candidates by its compact vectors; their cosines are the stored
-    // vectors' (see `index::vector`).
+    // vectors' (see `index::vector`), and a memory's cosine is that of the closest of its
+    // own vector and its passages' (`text::passages`).
     let ids: Vec<i64> = near.iter().map(|(id, _)| *id).collect();
     let exact = engine.stored_embeddings(&ids)?;
+    let passages = if std::env::var_os(NO_PASSAGES_ENV).is_some() {
+        Default::default()
+    } else {
+        engine.best_passage_cosines(&ids, v)?
+    };
     let mut hits: Vec<(i64, f64)> = near
         .into_iter()
-        .map(|(id, approx)| match exact.get(&id) {
-            Some(e) => (id, embed::cosine(v, e) as f64),
-            None => (id, approx as f64),
+        .map(|(id, approx)| {
+            let own = match exact.get(&id) {
+                Some(e) => embed::cosine(v, e),
+                None => approx,
+            };
+            let best = passages.get(&id).map_or(own, |p| own.max(*p));
+            (id, best as f64)
         })
         .collect();
     hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
