@@ -53,22 +53,11 @@ impl Engine {
         let Some(e) = &self.embedder else {
             return Ok(0);
         };
-        let mut done = 0;
-        while done < limit {
-            let batch = self
-                .store()?
-                .pending_embeddings(e.id(), (limit - done).min(256))?;
-            if batch.is_empty() {
-                break;
-            }
+        drain(limit, pb, |room| {
+            let batch = self.store()?.pending_embeddings(e.id(), room.min(256))?;
             let ids: Vec<i64> = batch.iter().map(|(id, _)| *id).collect();
-            let n = self.embed_ids(&ids)?.len();
-            done += n;
-            if let Some(pb) = pb {
-                pb.inc(n as u64);
-            }
-        }
-        Ok(done)
+            Ok(self.embed_ids(&ids)?.len())
+        })
     }
 
     /// Embed the passages of memories whose own vector is stored and whose passages are not
@@ -76,7 +65,7 @@ impl Engine {
     /// memories were done. Recall works meanwhile, scoring those memories by their own
     /// vector alone. Passages come after the memories' own vectors because they cost about
     /// as much again (measured: `slm bench ingest --memories 1000`, 19 memories/s with both
-    /// inline against 45 with the memory's own vector alone).
+    /// inline against 42-45 with the memory's own vector alone).
     pub fn passage_backlog(
         &self,
         limit: usize,
@@ -85,14 +74,10 @@ impl Engine {
         let Some(e) = &self.embedder else {
             return Ok(0);
         };
-        let mut done = 0;
-        while done < limit {
+        drain(limit, pb, |room| {
             let batch = self
                 .store()?
-                .pending_passages(e.id(), (limit - done).min(PASSAGE_BATCH))?;
-            if batch.is_empty() {
-                break;
-            }
+                .pending_passages(e.id(), room.min(PASSAGE_BATCH))?;
             let ids: Vec<i64> = batch.iter().map(|(id, _, _)| *id).collect();
             let split: Vec<Vec<String>> = batch
                 .iter()
@@ -106,13 +91,11 @@ impl Engine {
                 .filter(|(_, p)| !p.is_empty())
                 .map(|(id, p)| (*id, vecs.by_ref().take(p.len()).collect()))
                 .collect();
-            self.store()?.set_passages(e.id(), &ids, &passages)?;
-            done += ids.len();
-            if let Some(pb) = pb {
-                pb.inc(ids.len() as u64);
+            if !ids.is_empty() {
+                self.store()?.set_passages(e.id(), &ids, &passages)?;
             }
-        }
-        Ok(done)
+            Ok(ids.len())
+        })
     }
 
     /// Whether any memory waits for its passages (one probe, for the idle check).
@@ -130,6 +113,27 @@ impl Engine {
             None => Ok(0),
         }
     }
+}
+
+/// Run `step` (given how many it may still do; it returns how many it did) until it does
+/// none or `limit` are done, counting on `pb`. Returns how many were done.
+fn drain(
+    limit: usize,
+    pb: Option<&indicatif::ProgressBar>,
+    mut step: impl FnMut(usize) -> Result<usize>,
+) -> Result<usize> {
+    let mut done = 0;
+    while done < limit {
+        let n = step(limit - done)?;
+        if n == 0 {
+            break;
+        }
+        done += n;
+        if let Some(pb) = pb {
+            pb.inc(n as u64);
+        }
+    }
+    Ok(done)
 }
 
 /// Memories a passage backlog step reads at once.

@@ -118,8 +118,8 @@ impl Engine {
     }
 
     /// One small batch of background work: embed memories still waiting for an embedding
-    /// (then passages still waiting for theirs), refresh baselines measured when the store was much smaller, save the vector index
-    /// when due. Returns how many memories it touched (0: nothing to do, or another process
+    /// (then passages still waiting for theirs), refresh baselines measured when the store
+    /// was much smaller, save the vector index when due. Returns how many memories it touched (0: nothing to do, or another process
     /// is writing).
     pub fn maintain(&self, batch: usize) -> Result<usize> {
         if self.embedder.is_none() || self.read_only.is_some() {
@@ -133,7 +133,7 @@ impl Engine {
         };
         self.apply_changes()?;
         let mut n = self.embed_backlog(batch)?;
-        // Passages of a store from before them, once every memory has its own vector.
+        // Passages, once every memory has its own vector (findable by meaning first).
         if n == 0 {
             n += self.passage_backlog(batch, None)?;
         }

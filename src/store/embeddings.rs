@@ -102,24 +102,43 @@ impl Store {
         model: &str,
     ) -> Result<std::collections::HashMap<i64, Vec<f32>>> {
         let mut out = std::collections::HashMap::with_capacity(ids.len());
+        self.each_row_of(
+            "SELECT id, embedding FROM memories WHERE id IN ({marks}) AND embedding_model = ?",
+            ids,
+            model,
+            |r| {
+                let b: Option<Vec<u8>> = r.get(1)?;
+                if let Some(b) = b {
+                    out.insert(r.get(0)?, blob_to_f32s(&b));
+                }
+                Ok(())
+            },
+        )?;
+        Ok(out)
+    }
+
+    /// Run `sql` once per [`IDS_PER_READ`] of `ids`: `{marks}` in it becomes their
+    /// placeholders, and one `?` after them takes `model`. `each` sees every row.
+    fn each_row_of(
+        &self,
+        sql: &str,
+        ids: &[i64],
+        model: &str,
+        mut each: impl FnMut(&rusqlite::Row<'_>) -> Result<()>,
+    ) -> Result<()> {
         for chunk in ids.chunks(IDS_PER_READ) {
             let marks = vec!["?"; chunk.len()].join(",");
-            let mut st = self.conn.prepare_cached(&format!(
-                "SELECT id, embedding FROM memories WHERE id IN ({marks}) AND embedding_model = ?"
-            ))?;
+            let mut st = self.conn.prepare_cached(&sql.replace("{marks}", &marks))?;
             let args = chunk
                 .iter()
                 .map(|id| id as &dyn rusqlite::ToSql)
                 .chain(std::iter::once(&model as &dyn rusqlite::ToSql));
             let mut rows = st.query(rusqlite::params_from_iter(args))?;
             while let Some(r) = rows.next()? {
-                let b: Option<Vec<u8>> = r.get(1)?;
-                if let Some(b) = b {
-                    out.insert(r.get(0)?, blob_to_f32s(&b));
-                }
+                each(r)?;
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Every stored embedding made by `model` (for rebuilding the vector index).
@@ -282,24 +301,19 @@ impl Store {
         q: &[f32],
     ) -> Result<std::collections::HashMap<i64, f32>> {
         let mut out = std::collections::HashMap::new();
-        for chunk in ids.chunks(IDS_PER_READ) {
-            let marks = vec!["?"; chunk.len()].join(",");
-            let mut st = self.conn.prepare_cached(&format!(
-                "SELECT p.memory_id, p.vectors FROM passages p JOIN memories m ON m.id = p.memory_id \
-                 WHERE p.memory_id IN ({marks}) AND m.passages_model = ?"
-            ))?;
-            let args = chunk
-                .iter()
-                .map(|id| id as &dyn rusqlite::ToSql)
-                .chain(std::iter::once(&model as &dyn rusqlite::ToSql));
-            let mut rows = st.query(rusqlite::params_from_iter(args))?;
-            while let Some(r) = rows.next()? {
+        self.each_row_of(
+            "SELECT p.memory_id, p.vectors FROM passages p JOIN memories m ON m.id = p.memory_id \
+             WHERE p.memory_id IN ({marks}) AND m.passages_model = ?",
+            ids,
+            model,
+            |r| {
                 let b: Vec<u8> = r.get(1)?;
                 if let Some(c) = best_passage_cosine(&b, q.len(), q) {
                     out.insert(r.get(0)?, c);
                 }
-            }
-        }
+                Ok(())
+            },
+        )?;
         Ok(out)
     }
 
