@@ -4,7 +4,7 @@
 //! processes writing at once.
 
 use crate::common;
-use crate::common::{Env, StopWorker, code, stderr, worker_env};
+use crate::common::{Env, StopWorker, code, ids, stderr, worker_env};
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
@@ -540,4 +540,46 @@ fn the_hook_prints_nothing_while_its_worker_loads_and_stays_inside_3_s() {
         String::from_utf8_lossy(&out.stdout)
     );
     assert!(took < std::time::Duration::from_millis(3500), "{took:?}");
+}
+
+/// Passages end to end: the worker embeds a saved memory's sentences in the background, and
+/// the semantic channel then scores the memory by its closest sentence, while the support
+/// check keeps reading the memory's own cosine (real model).
+#[test]
+fn the_worker_embeds_passages_and_recall_scores_by_the_closest_sentence() {
+    let env = worker_env();
+    let _stop = StopWorker(&env);
+    common::start_worker(&env, &[]);
+    let id = env.remember(
+        "Lunch with the design team ran long and we argued about fonts for the new landing page. \
+         The deploy key for production rotates every 90 days. \
+         Afterwards everyone went to look at the office plants.",
+        &[],
+    );
+    env.remember("The office plants need water on Fridays.", &[]);
+    let t = Instant::now();
+    while status(&env)["status"]["pending_passages"] != 0 && t.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert_eq!(status(&env)["status"]["pending_passages"], 0);
+    let v = env.recall(
+        "How often does the production deploy key rotate?",
+        &["--explain"],
+    );
+    assert_eq!(served_by(&v), "worker");
+    assert_eq!(ids(&v).first(), Some(&id), "{v}");
+    let channel = v["explain"]["channels"]["semantic"]
+        .as_array()
+        .and_then(|a| a.iter().find(|p| p[0].as_i64() == Some(id)))
+        .and_then(|p| p[1].as_f64())
+        .expect("a semantic score");
+    let own = v["explain"]["support"]
+        .as_array()
+        .and_then(|a| a.iter().find(|s| s["id"].as_i64() == Some(id)))
+        .and_then(|s| s["cosine"].as_f64())
+        .expect("the support check's cosine");
+    assert!(
+        channel > own + 0.05,
+        "the closest sentence ({channel:.3}) should beat the whole memory ({own:.3})"
+    );
 }
