@@ -13,6 +13,7 @@ mod graph;
 mod guard;
 mod memories;
 mod open;
+mod passages;
 pub mod recall_log;
 pub mod schema;
 mod writer;

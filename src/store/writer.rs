@@ -194,11 +194,10 @@ impl Writer<'_> {
         }
         if let Some(t) = &p.text {
             self.tx.execute(
-                "UPDATE memories SET text = ?2, embedding = NULL, embedding_model = NULL, passages_model = NULL, baseline_sim = NULL, baseline_n = NULL WHERE id = ?1",
+                "UPDATE memories SET text = ?2, embedding = NULL, embedding_model = NULL, baseline_sim = NULL, baseline_n = NULL WHERE id = ?1",
                 params![id, t],
             )?;
-            self.tx
-                .execute("DELETE FROM passages WHERE memory_id = ?1", [id])?;
+            super::passages::drop_passages(self.tx, id)?;
         }
         if let Some(k) = p.kind {
             self.tx.execute(

@@ -1,0 +1,292 @@
+//! The passages' vectors (`text::passages`): one row per memory that has more than one
+//! passage, int8 with a scale; which model embedded them (`memories.passages_model`); the
+//! memories still waiting for them; and the best cosine among a candidate's passages.
+
+use rusqlite::params;
+
+use super::Store;
+use crate::Result;
+
+/// The memories waiting for passages, through `memories_pending_passages`. The unary `+`
+/// keeps SQLite off `memories_embedding_model`, which it otherwise prefers: that index holds
+/// every embedded memory, so each check read the whole store (40 ms at 27,000 memories, every
+/// few seconds in an idle worker) instead of only the waiting ones.
+const PENDING_PASSAGES_SQL: &str = "SELECT id, text, speaker FROM memories \
+     WHERE passages_model IS NULL AND +embedding_model = ?1 ORDER BY id LIMIT ?2";
+const PENDING_PASSAGES_COUNT_SQL: &str =
+    "SELECT COUNT(*) FROM memories WHERE passages_model IS NULL AND +embedding_model = ?1";
+
+/// Passage vectors are stored as int8, each vector as its scale (f32, the largest magnitude
+/// over 127) then one byte a dimension: a quarter of f32's size. They only rescore the
+/// semantic channel's candidates, where the cosine error (below 0.005 for unit vectors of
+/// 768 dims, see the test) does not move a ranking that f32 would keep.
+pub fn passages_to_blob(vs: &[Vec<f32>]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(vs.iter().map(|v| 4 + v.len()).sum());
+    for v in vs {
+        let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
+        let scale = if max > 0.0 { max / 127.0 } else { 1.0 };
+        out.extend_from_slice(&scale.to_le_bytes());
+        out.extend(
+            v.iter()
+                .map(|x| ((x / scale).round().clamp(-127.0, 127.0) as i8) as u8),
+        );
+    }
+    out
+}
+
+/// The largest cosine between `q` and the passage vectors of one blob (`dim` each).
+pub fn best_passage_cosine(blob: &[u8], dim: usize, q: &[f32]) -> Option<f32> {
+    if dim == 0 || q.len() != dim {
+        return None;
+    }
+    let qn = q.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
+    blob.chunks_exact(4 + dim)
+        .map(|c| {
+            let scale = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            let (mut dot, mut nn) = (0f32, 0f32);
+            for (b, x) in c[4..].iter().zip(q) {
+                let v = (*b as i8) as f32;
+                dot += v * x;
+                nn += v * v;
+            }
+            let vn = (nn.sqrt() * scale).max(1e-12);
+            dot * scale / (vn * qn)
+        })
+        .reduce(f32::max)
+}
+
+impl Store {
+    /// Set the passages' vectors of memories whose own embedding by `model` is stored, and
+    /// mark them done. `ids` are all the memories done, those with no passage included.
+    pub fn set_passages(
+        &mut self,
+        model: &str,
+        ids: &[i64],
+        passages: &[(i64, Vec<Vec<f32>>)],
+    ) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        write_passages(&tx, model, ids, passages)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Memories embedded by `model` whose passages are not, oldest first: (id, text,
+    /// speaker). Found through `memories_pending_passages`.
+    pub fn pending_passages(
+        &self,
+        model: &str,
+        limit: usize,
+    ) -> Result<Vec<(i64, String, Option<String>)>> {
+        let mut st = self.conn.prepare_cached(PENDING_PASSAGES_SQL)?;
+        let rows = st.query_map(params![model, limit as i64], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// How many memories wait for passages by `model` (as `pending_passages`).
+    pub fn pending_passage_count(&self, model: &str) -> Result<i64> {
+        Ok(self
+            .conn
+            .query_row(PENDING_PASSAGES_COUNT_SQL, [model], |r| r.get(0))?)
+    }
+
+    /// For each of `ids` whose passages `model` embedded, the largest cosine between `q` and
+    /// one of them. One statement per [`IDS_PER_READ`] ids, like [`Store::embeddings_of`].
+    pub fn best_passage_cosines(
+        &self,
+        ids: &[i64],
+        model: &str,
+        q: &[f32],
+    ) -> Result<std::collections::HashMap<i64, f32>> {
+        let mut out = std::collections::HashMap::new();
+        self.each_row_of(
+            "SELECT p.memory_id, p.vectors FROM passages p JOIN memories m ON m.id = p.memory_id \
+             WHERE p.memory_id IN ({marks}) AND m.passages_model = ?",
+            ids,
+            model,
+            |r| {
+                let b: Vec<u8> = r.get(1)?;
+                if let Some(c) = best_passage_cosine(&b, q.len(), q) {
+                    out.insert(r.get(0)?, c);
+                }
+                Ok(())
+            },
+        )?;
+        Ok(out)
+    }
+}
+
+/// Forget a memory's passages (a new text or a new embedding): its row goes and it waits
+/// for them again. One place for what the writer and `set_embeddings` both need.
+pub(super) fn drop_passages(tx: &rusqlite::Transaction<'_>, id: i64) -> Result<()> {
+    tx.prepare_cached("DELETE FROM passages WHERE memory_id = ?1")?
+        .execute([id])?;
+    tx.prepare_cached("UPDATE memories SET passages_model = NULL WHERE id = ?1")?
+        .execute([id])?;
+    Ok(())
+}
+
+/// Replace the passages of `ids` and mark them done by `model`.
+fn write_passages(
+    tx: &rusqlite::Transaction<'_>,
+    model: &str,
+    ids: &[i64],
+    passages: &[(i64, Vec<Vec<f32>>)],
+) -> Result<()> {
+    let mut done = tx.prepare_cached("UPDATE memories SET passages_model = ?2 WHERE id = ?1")?;
+    for id in ids {
+        drop_passages(tx, *id)?;
+        done.execute(params![id, model])?;
+    }
+    let mut ins = tx.prepare_cached("INSERT INTO passages(memory_id, vectors) VALUES (?1, ?2)")?;
+    for (id, vs) in passages.iter().filter(|(_, vs)| !vs.is_empty()) {
+        ins.execute(params![id, passages_to_blob(vs)])?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::embeddings::tests::store_of;
+
+    /// A deterministic unit vector of `dim` (a hash walk; no rand crate needed).
+    fn unit(seed: u64, dim: usize) -> Vec<f32> {
+        let mut x = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let mut v: Vec<f32> = (0..dim)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((x >> 33) as f32 / (1u64 << 31) as f32) - 0.5
+            })
+            .collect();
+        crate::embed::normalize(&mut v);
+        v
+    }
+
+    #[test]
+    fn int8_passages_keep_the_best_cosine_within_a_few_thousandths() {
+        let q = unit(1, 768);
+        let mut worst = 0f32;
+        for seed in 2..40u64 {
+            // A passage near the question and two unrelated ones.
+            let mut near: Vec<f32> = q
+                .iter()
+                .zip(unit(seed, 768))
+                .map(|(a, b)| a + 0.6 * b)
+                .collect();
+            crate::embed::normalize(&mut near);
+            let vs = vec![unit(seed + 100, 768), near.clone(), unit(seed + 200, 768)];
+            let exact = vs
+                .iter()
+                .map(|v| crate::embed::cosine(&q, v))
+                .fold(f32::MIN, f32::max);
+            let blob = passages_to_blob(&vs);
+            assert_eq!(blob.len(), 3 * (4 + 768));
+            let got = best_passage_cosine(&blob, 768, &q).unwrap();
+            worst = worst.max((got - exact).abs());
+        }
+        assert!(worst < 0.005, "worst cosine error {worst}");
+        assert_eq!(best_passage_cosine(&[], 768, &q), None);
+        assert_eq!(
+            best_passage_cosine(&passages_to_blob(&[q.clone()]), 4, &q),
+            None
+        );
+    }
+
+    #[test]
+    fn passages_wait_for_their_memory_are_read_by_model_and_go_with_it() {
+        let (_dir, mut store, ids) = store_of(3);
+        let q = unit(7, 8);
+        let rows: Vec<(i64, Vec<f32>)> = ids.iter().map(|id| (*id, unit(*id as u64, 8))).collect();
+        store.set_embeddings("m", &rows).unwrap();
+        // Embedded memories wait for their passages; another model's do not count.
+        let waiting = |s: &Store| -> Vec<i64> {
+            s.pending_passages("m", 10)
+                .unwrap()
+                .into_iter()
+                .map(|r| r.0)
+                .collect()
+        };
+        assert_eq!(waiting(&store), ids);
+        assert_eq!(store.pending_passage_count("m").unwrap(), 3);
+        // Through the index of the waiting ones, never a walk over every embedded memory.
+        for (sql, args) in [
+            (PENDING_PASSAGES_SQL, params!["m", 1]),
+            (PENDING_PASSAGES_COUNT_SQL, params!["m"]),
+        ] {
+            let plan: Vec<String> = store
+                .conn
+                .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+                .unwrap()
+                .query_map(args, |r| r.get::<_, String>(3))
+                .unwrap()
+                .map(|r| r.unwrap())
+                .collect();
+            assert!(
+                plan.iter().any(|p| p.contains("memories_pending_passages")),
+                "{sql}: {plan:?}"
+            );
+        }
+        assert!(store.pending_passages("other", 10).unwrap().is_empty());
+        // Done: two with passages, one of a single passage (no row).
+        let near = unit(7, 8);
+        store
+            .set_passages(
+                "m",
+                &ids,
+                &[
+                    (ids[0], vec![unit(50, 8), near]),
+                    (ids[1], vec![unit(51, 8)]),
+                ],
+            )
+            .unwrap();
+        assert!(waiting(&store).is_empty());
+        let best = store.best_passage_cosines(&ids, "m", &q).unwrap();
+        assert_eq!(best.len(), 2);
+        assert!((best[&ids[0]] - 1.0).abs() < 0.01, "{best:?}");
+        assert!(
+            store
+                .best_passage_cosines(&ids, "other", &q)
+                .unwrap()
+                .is_empty()
+        );
+        // A new embedding of the memory (a new text or model) drops its passages until
+        // they are embedded again.
+        store.set_embeddings("m", &rows[..1]).unwrap();
+        assert_eq!(waiting(&store), vec![ids[0]]);
+        assert!(
+            !store
+                .best_passage_cosines(&ids, "m", &q)
+                .unwrap()
+                .contains_key(&ids[0])
+        );
+        // A changed text does too; a deleted memory takes its passages with it.
+        store
+            .set_passages("m", &ids[..1], &[(ids[0], vec![unit(52, 8)])])
+            .unwrap();
+        let patch = crate::memory::MemoryPatch {
+            text: Some("note 0, said again".into()),
+            ..Default::default()
+        };
+        store
+            .write(|w| w.update(ids[0], &patch, 2, Some(&[]), None))
+            .unwrap();
+        assert!(
+            !store
+                .best_passage_cosines(&ids, "m", &q)
+                .unwrap()
+                .contains_key(&ids[0])
+        );
+        store.write(|w| w.delete(ids[1])).unwrap();
+        let left: i64 = store
+            .conn
+            .query_row("SELECT COUNT(*) FROM passages", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(left, 0);
+    }
+}
