@@ -243,7 +243,7 @@ fn run_stages(engine: &Engine, req: &RecallRequest, judged: bool) -> Result<Reca
         .embedder()
         .and_then(|e| e.similarity_floor())
         .unwrap_or(floor::DEFAULT_COSINE_FLOOR);
-    let out = channels::run(
+    let mut out = channels::run(
         engine,
         &q,
         &req.query,
@@ -368,7 +368,12 @@ fn run_stages(engine: &Engine, req: &RecallRequest, judged: bool) -> Result<Reca
         req,
         q: &q,
         query_vec: out.query_vec.as_deref(),
-        stored: tiers::Context::stored_for(engine, out.query_vec.as_deref(), &kept),
+        own_cosines: tiers::Context::own_cosines_for(
+            engine,
+            out.query_vec.as_deref(),
+            &kept,
+            std::mem::take(&mut out.own_cosines),
+        ),
         warming: !vector_ran || reranker_missing,
         degraded_reason: if !vector_ran {
             out.status

@@ -115,6 +115,10 @@ pub struct ChannelOutput {
     /// Milliseconds spent getting the query embedding (a cached one is near zero), when the
     /// model was there to ask.
     pub embed_ms: Option<f64>,
+    /// The cosine of each memory the semantic producer scored by its own vector alone (its
+    /// hits are the closest of that and its passages'): the support check reads these
+    /// instead of the stored vectors again.
+    pub own_cosines: HashMap<i64, f64>,
 }
 
 /// Why a producer gave no hits: it could not run (its index or the query embedding is not
@@ -172,6 +176,8 @@ pub fn run(
     // embedding, made on this thread meanwhile.
     let qvec: std::sync::OnceLock<Option<std::result::Result<Vec<f32>, String>>> =
         std::sync::OnceLock::new();
+    let own_cosines: std::sync::OnceLock<HashMap<i64, f64>> = std::sync::OnceLock::new();
+    let own = &own_cosines;
     let (tx, rx) = crossbeam_channel::unbounded::<(Channel, Produced, f64)>();
     std::thread::scope(|s| {
         let produce = |c: Channel, qvec: &'_ Option<std::result::Result<Vec<f32>, String>>| {
@@ -179,7 +185,7 @@ pub fn run(
             let r = test_hooks(c)
                 .map_err(ProducerError::from)
                 .and_then(|_| match c {
-                    Channel::Semantic => semantic(engine, qvec, filters),
+                    Channel::Semantic => semantic(engine, qvec, filters, own),
                     Channel::Bm25 => bm25(engine, q, filters),
                     Channel::Temporal => temporal(engine, q, filters, now_ms),
                     Channel::Hopfield => hopfield(engine, qvec, filters),
@@ -235,6 +241,10 @@ pub fn run(
     );
     if let Some(Some(Ok(v))) = qvec.into_inner() {
         out.query_vec = Some(v);
+    }
+    // Only with the producer's hits: a late producer's cosines are left out with them.
+    if out.hits.contains_key(&Channel::Semantic) {
+        out.own_cosines = own_cosines.into_inner().unwrap_or_default();
     }
     out
 }

@@ -29,10 +29,12 @@ fn query_vec<'a>(
     }
 }
 
+/// `own` receives each candidate's cosine by its own vector (see `ChannelOutput::own_cosines`).
 pub(super) fn semantic(
     engine: &Engine,
     qvec: &Option<std::result::Result<Vec<f32>, String>>,
     filters: &Filters,
+    own: &std::sync::OnceLock<std::collections::HashMap<i64, f64>>,
 ) -> Produced {
     let v = query_vec(qvec)?;
     let health = engine.vector_health();
@@ -59,17 +61,23 @@ pub(super) fn semantic(
     } else {
         engine.best_passage_cosines(&ids, v)?
     };
+    let mut own_cosines = std::collections::HashMap::with_capacity(near.len());
     let mut hits: Vec<(i64, f64)> = near
         .into_iter()
         .map(|(id, approx)| {
-            let own = match exact.get(&id) {
-                Some(e) => embed::cosine(v, e),
+            let cos = match exact.get(&id) {
+                Some(e) => {
+                    let c = embed::cosine(v, e);
+                    own_cosines.insert(id, c as f64);
+                    c
+                }
                 None => approx,
             };
-            let best = passages.get(&id).map_or(own, |p| own.max(*p));
+            let best = passages.get(&id).map_or(cos, |p| cos.max(*p));
             (id, best as f64)
         })
         .collect();
+    let _ = own.set(own_cosines);
     hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     Ok(Some(Hits(hits)))
 }

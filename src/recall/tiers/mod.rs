@@ -103,10 +103,10 @@ pub struct Context<'a> {
     pub req: &'a RecallRequest,
     pub q: &'a Classified,
     pub query_vec: Option<&'a [f32]>,
-    /// Stored embeddings of the candidates the support check scores: their cosine is the
-    /// memory's own vector's, not the semantic channel's (which is the closest of its own
-    /// and its passages', for ranking): [`Context::stored_for`].
-    pub stored: std::collections::HashMap<i64, Vec<f32>>,
+    /// The own-vector cosine of the candidates the support check scores: the memory's own
+    /// vector's, not the semantic channel's score (the closest of its own and its
+    /// passages', for ranking): [`Context::own_cosines_for`].
+    pub own_cosines: std::collections::HashMap<i64, f64>,
     /// Vector search or a configured reranker did not run: nothing was measured.
     pub warming: bool,
     pub degraded_reason: Option<String>,
@@ -116,9 +116,9 @@ pub struct Context<'a> {
 }
 
 impl Context<'_> {
-    /// The stored embeddings the support check needs for `cands`: those of the candidates
-    /// it scores (the first [`decide::SUPPORT_DEPTH`]), when there is a query vector to
-    /// compare them with.
+    /// The own-vector cosines the support check needs for `cands` (the first
+    /// [`decide::SUPPORT_DEPTH`]), when there is a query vector: those the semantic producer
+    /// already measured (`scored`), the rest from their stored vectors.
     ///
     /// The support check reads the memory's own cosine even where the semantic channel
     /// matched a passage: its lift is measured against the memory's own baseline, and
@@ -127,20 +127,25 @@ impl Context<'_> {
     /// 0.935 / 0.468 at the threshold 0.50, 0.913 / 0.503 at 0.525, 0.894 / 0.561 at 0.55;
     /// with the memory's own cosine 0.913 / 0.514 at 0.475 and 0.899 / 0.566 at 0.50: no
     /// better at any point of the trade-off.
-    pub fn stored_for(
+    pub fn own_cosines_for(
         engine: &Engine,
         query_vec: Option<&[f32]>,
         cands: &[Candidate],
-    ) -> std::collections::HashMap<i64, Vec<f32>> {
-        if query_vec.is_none() {
+        mut scored: std::collections::HashMap<i64, f64>,
+    ) -> std::collections::HashMap<i64, f64> {
+        let Some(qv) = query_vec else {
             return Default::default();
-        }
-        let ids: Vec<i64> = cands
+        };
+        let missing: Vec<i64> = cands
             .iter()
             .take(decide::SUPPORT_DEPTH)
             .map(|c| c.id)
+            .filter(|id| !scored.contains_key(id))
             .collect();
-        engine.stored_embeddings(&ids).unwrap_or_default()
+        for (id, v) in engine.stored_embeddings(&missing).unwrap_or_default() {
+            scored.insert(id, crate::embed::cosine(qv, &v) as f64);
+        }
+        scored
     }
 }
 

@@ -188,11 +188,12 @@ pub(super) fn score_one(
     let text_rare_all = rare.iter().all(|w| all_stems.contains(w));
     let (carried_n, coverage) = carried(q_stems, &m_stems);
     let rare_all = rare.iter().all(|w| m_stems.contains(w));
-    // The memory's own cosine (see `Context::stored_for`); the channel's when its vector
-    // was not read.
+    // The memory's own cosine (see `Context::own_cosines_for`); the channel's when its
+    // vector was not there to read.
     let cosine = ctx
-        .query_vec
-        .and_then(|qv| ctx.stored.get(&c.id).map(|mv| embed::cosine(qv, mv) as f64))
+        .own_cosines
+        .get(&c.id)
+        .copied()
         .or_else(|| c.channel_score(Channel::Semantic));
     let baseline = engine
         .with_meta(|m| m.get(&c.id).and_then(|r| r.baseline_sim))
