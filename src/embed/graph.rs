@@ -372,7 +372,9 @@ mod tests {
         // Three batches or more, lengths mixed so the length sort reorders them.
         let texts: Vec<String> = (0..3 * BATCH_SIZE + 5)
             .map(|i| {
-                let words = ["river", "invoice", "guitar", "passport", "lasagna", "firmware"];
+                let words = [
+                    "river", "invoice", "guitar", "passport", "lasagna", "firmware",
+                ];
                 let w = words[i % words.len()];
                 format!("{} note {i} about the {w}", "very ".repeat((i * 7) % 11))
             })
@@ -383,7 +385,10 @@ mod tests {
         for (i, t) in refs.iter().enumerate() {
             let alone = e.embed(&[t]).unwrap().remove(0);
             let own = cos(&together[i], &alone);
-            assert!(own >= 0.99, "text {i}: cosine {own:.4} to itself embedded alone");
+            assert!(
+                own >= 0.99,
+                "text {i}: cosine {own:.4} to itself embedded alone"
+            );
             // Its own vector, not a neighbour's, came back in its slot.
             for (j, other) in together.iter().enumerate() {
                 if j != i {

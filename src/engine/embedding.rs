@@ -61,7 +61,8 @@ impl Engine {
     }
 
     /// Embed the passages of memories whose own vector is stored and whose passages are not
-    /// (just saved, or a store from before passages), up to `limit`. Returns how many
+    /// (just saved, or a store from before passages), up to `limit`; a memory said in a
+    /// session gets its context passage too (`text::passages_in_context`). Returns how many
     /// memories were done. Recall works meanwhile, scoring those memories by their own
     /// vector alone. Passages come after the memories' own vectors because they cost about
     /// as much again (measured: `slm bench ingest --memories 1000`, 19 memories/s with both
@@ -78,10 +79,13 @@ impl Engine {
             let batch = self
                 .store()?
                 .pending_passages(e.id(), room.min(PASSAGE_BATCH))?;
-            let ids: Vec<i64> = batch.iter().map(|(id, _, _)| *id).collect();
+            let ids: Vec<i64> = batch.iter().map(|m| m.id).collect();
             let split: Vec<Vec<String>> = batch
                 .iter()
-                .map(|(_, t, s)| crate::text::passages(t, s.as_deref()))
+                .map(|m| {
+                    let before = m.before.as_ref().map(|(t, s)| (t.as_str(), s.as_deref()));
+                    crate::text::passages_in_context(&m.text, m.speaker.as_deref(), before)
+                })
                 .collect();
             let all: Vec<&str> = split.iter().flatten().map(String::as_str).collect();
             let mut vecs = e.embed(&all)?.into_iter();

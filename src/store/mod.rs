@@ -29,6 +29,7 @@ pub use feedback::{FeedbackRow, ForgetCounts, ModelRow};
 pub use graph::LinkKind;
 pub use memories::{ListFilter, MetaRow};
 pub use open::open_read_only_uri;
+pub use passages::PendingPassages;
 pub use writer::Inserted;
 
 use crate::Result;

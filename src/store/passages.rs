@@ -11,8 +11,13 @@ use crate::Result;
 /// keeps SQLite off `memories_embedding_model`, which it otherwise prefers: that index holds
 /// every embedded memory, so each check read the whole store (40 ms at 27,000 memories, every
 /// few seconds in an idle worker) instead of only the waiting ones.
-const PENDING_PASSAGES_SQL: &str = "SELECT id, text, speaker FROM memories \
-     WHERE passages_model IS NULL AND +embedding_model = ?1 ORDER BY id LIMIT ?2";
+/// With each, the memory before it in its session (the source of its `next` link: same
+/// profile, same scope, not bookkeeping), whose text its context passage starts with.
+const PENDING_PASSAGES_SQL: &str = "SELECT m.id, m.text, m.speaker, p.text, p.speaker \
+     FROM memories m LEFT JOIN memories p ON p.id = (SELECT l.src FROM links l \
+     WHERE l.dst = m.id AND l.kind = 'next' ORDER BY l.src DESC LIMIT 1) \
+     AND p.profile = m.profile AND p.scope = m.scope AND p.bookkeeping IS NULL \
+     WHERE m.passages_model IS NULL AND +m.embedding_model = ?1 ORDER BY m.id LIMIT ?2";
 const PENDING_PASSAGES_COUNT_SQL: &str =
     "SELECT COUNT(*) FROM memories WHERE passages_model IS NULL AND +embedding_model = ?1";
 
@@ -55,6 +60,16 @@ pub fn best_passage_cosine(blob: &[u8], dim: usize, q: &[f32]) -> Option<f32> {
         .reduce(f32::max)
 }
 
+/// A memory waiting for its passages.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingPassages {
+    pub id: i64,
+    pub text: String,
+    pub speaker: Option<String>,
+    /// The memory before it in its session, text and speaker (`text::passages`' context).
+    pub before: Option<(String, Option<String>)>,
+}
+
 impl Store {
     /// Set the passages' vectors of memories whose own embedding by `model` is stored, and
     /// mark them done. `ids` are all the memories done, those with no passage included.
@@ -70,16 +85,18 @@ impl Store {
         Ok(())
     }
 
-    /// Memories embedded by `model` whose passages are not, oldest first: (id, text,
-    /// speaker). Found through `memories_pending_passages`.
-    pub fn pending_passages(
-        &self,
-        model: &str,
-        limit: usize,
-    ) -> Result<Vec<(i64, String, Option<String>)>> {
+    /// Memories embedded by `model` whose passages are not, oldest first, each with the
+    /// memory before it in its session. Found through `memories_pending_passages`.
+    pub fn pending_passages(&self, model: &str, limit: usize) -> Result<Vec<PendingPassages>> {
         let mut st = self.conn.prepare_cached(PENDING_PASSAGES_SQL)?;
         let rows = st.query_map(params![model, limit as i64], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            let before: Option<String> = r.get(3)?;
+            Ok(PendingPassages {
+                id: r.get(0)?,
+                text: r.get(1)?,
+                speaker: r.get(2)?,
+                before: before.map(|t| r.get(4).map(|s| (t, s))).transpose()?,
+            })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
@@ -209,7 +226,7 @@ mod tests {
             s.pending_passages("m", 10)
                 .unwrap()
                 .into_iter()
-                .map(|r| r.0)
+                .map(|r| r.id)
                 .collect()
         };
         assert_eq!(waiting(&store), ids);
@@ -288,5 +305,84 @@ mod tests {
             .query_row("SELECT COUNT(*) FROM passages", [], |r| r.get(0))
             .unwrap();
         assert_eq!(left, 0);
+    }
+
+    #[test]
+    fn a_memory_waits_again_when_the_one_before_it_in_its_session_changes_or_goes() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("store.db")).unwrap();
+        let said = |text: &str, speaker: &str, session: &str| crate::memory::NewMemory {
+            text: text.into(),
+            speaker: Some(speaker.into()),
+            session_id: Some(session.into()),
+            ..Default::default()
+        };
+        let ids: Vec<i64> = store
+            .write(|w| {
+                [
+                    said("What did you paint?", "Caroline", "s1"),
+                    said("A sunset over the lake.", "Mel", "s1"),
+                    said("It took two days.", "Mel", "s1"),
+                    said("Unrelated, elsewhere.", "Mel", "s2"),
+                ]
+                .iter()
+                .map(|m| w.insert(m, 1, &[], None).map(|r| r.id))
+                .collect()
+            })
+            .unwrap();
+        let rows: Vec<(i64, Vec<f32>)> = ids.iter().map(|id| (*id, unit(*id as u64, 8))).collect();
+        store.set_embeddings("m", &rows).unwrap();
+        let pending = store.pending_passages("m", 10).unwrap();
+        let before: Vec<Option<(String, Option<String>)>> =
+            pending.iter().map(|p| p.before.clone()).collect();
+        assert_eq!(
+            before,
+            vec![
+                None,
+                Some(("What did you paint?".into(), Some("Caroline".into()))),
+                Some(("A sunset over the lake.".into(), Some("Mel".into()))),
+                None,
+            ]
+        );
+        let all_done = |store: &mut Store| {
+            let with: Vec<(i64, Vec<Vec<f32>>)> =
+                ids.iter().map(|id| (*id, vec![unit(90, 8)])).collect();
+            store.set_passages("m", &ids, &with).unwrap();
+        };
+        let waiting = |s: &Store| -> Vec<i64> {
+            s.pending_passages("m", 10)
+                .unwrap()
+                .into_iter()
+                .map(|r| r.id)
+                .collect()
+        };
+        all_done(&mut store);
+        assert!(waiting(&store).is_empty());
+        // A new text of the first: it waits (its own embedding went too, so it waits for
+        // that first), and the one after it waits for a new context passage.
+        let patch = crate::memory::MemoryPatch {
+            text: Some("What did you paint last week?".into()),
+            ..Default::default()
+        };
+        store
+            .write(|w| w.update(ids[0], &patch, 2, Some(&[]), None))
+            .unwrap();
+        assert_eq!(waiting(&store), vec![ids[1]]);
+        store.set_embeddings("m", &rows[..1]).unwrap();
+        assert_eq!(waiting(&store), vec![ids[0], ids[1]]);
+        all_done(&mut store);
+        // The middle one goes: the one after it waits, now without a memory before it.
+        store.write(|w| w.delete(ids[1])).unwrap();
+        let left = store.pending_passages("m", 10).unwrap();
+        assert_eq!(left.iter().map(|p| p.id).collect::<Vec<_>>(), vec![ids[2]]);
+        assert_eq!(left[0].before, None);
+        let rows_left: i64 = store
+            .conn
+            .query_row("SELECT COUNT(*) FROM passages", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(
+            rows_left, 2,
+            "the first memory and the one in s2 keep theirs"
+        );
     }
 }

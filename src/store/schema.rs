@@ -165,6 +165,26 @@ pub const MIGRATIONS: &[&str] = &[
         DELETE FROM passages WHERE memory_id = old.id;
     END;
     "#,
+    // 7: context passages (`text::passages_in_context`): a memory's passages include the
+    // memory before it in its session, so a new text or the removal of that memory sends the
+    // one after it back to wait (BEFORE DELETE: the `next` link goes with the row). Memories
+    // that have one before them wait once, to get theirs.
+    r#"
+    CREATE TRIGGER passages_follow_context_text AFTER UPDATE OF text ON memories BEGIN
+        DELETE FROM passages WHERE memory_id IN
+            (SELECT dst FROM links WHERE src = new.id AND kind = 'next');
+        UPDATE memories SET passages_model = NULL WHERE id IN
+            (SELECT dst FROM links WHERE src = new.id AND kind = 'next');
+    END;
+    CREATE TRIGGER passages_follow_context_delete BEFORE DELETE ON memories BEGIN
+        DELETE FROM passages WHERE memory_id IN
+            (SELECT dst FROM links WHERE src = old.id AND kind = 'next');
+        UPDATE memories SET passages_model = NULL WHERE id IN
+            (SELECT dst FROM links WHERE src = old.id AND kind = 'next');
+    END;
+    UPDATE memories SET passages_model = NULL
+        WHERE id IN (SELECT dst FROM links WHERE kind = 'next');
+    "#,
 ];
 
 /// The schema version this slm writes.

@@ -23,6 +23,6 @@ pub use display::{preview, sanitize_for_terminal};
 pub use entities::{Entity, EntityKind, entities};
 pub use gibberish::{Gibberish, gibberish_signs};
 pub use lexicon::{content_words, has_question_word, is_stop_word};
-pub use passages::{MAX_PASSAGES, passages};
+pub use passages::{CONTEXT_WORDS, MAX_PASSAGES, passages, passages_in_context};
 pub use stem::stem;
 pub use words::{index_words, is_code_like, word_spans, words};

@@ -11,6 +11,16 @@
 //! Splitting is deterministic: lines, then sentence ends. A fragment too short to mean
 //! anything alone joins its neighbour; a memory of one passage has none (its own vector is
 //! that passage); a long memory's sentences are grouped so it has at most [`MAX_PASSAGES`].
+//!
+//! A memory said in a session (a conversation, an agent's run) gets one passage more: the
+//! memory before it in that session, then itself ([`passages_in_context`]). An answer is
+//! often the turn after the question that names its topic ("What did you paint?" —
+//! "A sunset over the lake."), and alone it does not say what it is about. Measured the same
+//! way (scratch harness, LoCoMo dev, dense cosine, the closest of all vectors, every
+//! conversation better): R@5 0.713 → 0.756, R@10 0.787 → 0.825, session R@5 0.864 → 0.886.
+//! Only the memory before, never the one after: it is there when the memory is saved, so
+//! the passage never waits for the future, and a recall never sees a later memory's words
+//! in an earlier one.
 
 /// Most passages one memory gets; longer memories have their sentences grouped. Each passage
 /// costs an embedding at write time (about the tokens of the memory again, in all), so this
@@ -18,6 +28,11 @@
 pub const MAX_PASSAGES: usize = 8;
 /// A sentence of fewer words joins its neighbour ("Wow!", "Thanks.").
 pub const MIN_PASSAGE_WORDS: usize = 3;
+
+/// The memory before, in a context passage, is cut to its last this many words: its end
+/// (the question just asked) is what the next memory answers, and the pair stays within
+/// what the model reads. Chosen, not measured: LoCoMo turns rarely reach it.
+pub const CONTEXT_WORDS: usize = 100;
 
 /// Abbreviations whose full stop does not end a sentence.
 const ABBREVIATIONS: &[&str] = &[
@@ -54,14 +69,38 @@ pub fn passages(text: &str, speaker: Option<&str>) -> Vec<String> {
         let per = parts.len().div_ceil(MAX_PASSAGES);
         parts = parts.chunks(per).map(|c| c.join(" ")).collect();
     }
-    let label = speaker.map(str::trim).filter(|s| !s.is_empty());
-    parts
-        .into_iter()
-        .map(|p| match label {
-            Some(s) if !p.starts_with(&format!("{s}:")) => format!("{s}: {p}"),
-            _ => p,
-        })
-        .collect()
+    parts.into_iter().map(|p| said_by(p, speaker)).collect()
+}
+
+/// The passages of `text` ([`passages`]) and, when the memory has one before it in its
+/// session (`before`: its text and speaker), the context passage: the end of that memory,
+/// then this one.
+pub fn passages_in_context(
+    text: &str,
+    speaker: Option<&str>,
+    before: Option<(&str, Option<&str>)>,
+) -> Vec<String> {
+    let mut out = passages(text, speaker);
+    if let Some((prev, prev_speaker)) = before {
+        let words: Vec<&str> = prev.split_whitespace().collect();
+        let tail = words[words.len().saturating_sub(CONTEXT_WORDS)..].join(" ");
+        if !tail.is_empty() && !text.trim().is_empty() {
+            out.push(format!(
+                "{}\n{}",
+                said_by(tail, prev_speaker),
+                said_by(text.trim().to_string(), speaker)
+            ));
+        }
+    }
+    out
+}
+
+/// `p` as said by `speaker` ("Caroline: …"), unless it already says so or nobody spoke.
+fn said_by(p: String, speaker: Option<&str>) -> String {
+    match speaker.map(str::trim).filter(|s| !s.is_empty()) {
+        Some(s) if !p.starts_with(&format!("{s}:")) => format!("{s}: {p}"),
+        _ => p,
+    }
 }
 
 /// The sentences of one line, trimmed, none empty.
@@ -189,5 +228,37 @@ mod tests {
         );
         assert_eq!(p.len(), 2);
         assert_eq!(p[1], "Melanie: [shares an image: a bowl with blue glaze]");
+    }
+
+    #[test]
+    fn a_memory_in_a_session_gets_the_one_before_it_as_context() {
+        // A one-sentence answer has no passages alone, and one with the question before it.
+        assert!(passages("A sunset over the lake.", Some("Mel")).is_empty());
+        let p = passages_in_context(
+            "A sunset over the lake.",
+            Some("Mel"),
+            Some(("Caroline: Lovely! What did you paint?", Some("Caroline"))),
+        );
+        assert_eq!(
+            p,
+            vec!["Caroline: Lovely! What did you paint?\nMel: A sunset over the lake."]
+        );
+        // Sentences first, the context passage last; a long memory before is cut to its end.
+        let long = format!("{} What did you paint?", "word ".repeat(300));
+        let p = passages_in_context(
+            "I painted a sunset. It took two days.",
+            None,
+            Some((&long, None)),
+        );
+        assert_eq!(p.len(), 3);
+        assert_eq!(p[0], "I painted a sunset.");
+        let ctx = &p[2];
+        assert!(ctx.ends_with("What did you paint?\nI painted a sunset. It took two days."));
+        assert_eq!(ctx.split_whitespace().count(), CONTEXT_WORDS + 8);
+        // No memory before: the passages alone.
+        assert_eq!(
+            passages_in_context("I painted a sunset. It took two days.", None, None).len(),
+            2
+        );
     }
 }

@@ -139,6 +139,7 @@ fn an_upgraded_store_with_feedback_still_ranks_by_fusion_unless_asked() {
         c.execute_batch(
             "DROP TABLE feedback; DROP TABLE recall_log; DROP TABLE ranking_models; \
              DROP INDEX memories_embedding_model; DROP INDEX memories_baseline_n; \
+             DROP TRIGGER passages_follow_context_text; DROP TRIGGER passages_follow_context_delete; \
              DROP TRIGGER passages_follow_memories; DROP INDEX memories_pending_passages; \
              DROP TABLE passages; ALTER TABLE memories DROP COLUMN passages_model; \
              PRAGMA user_version = 3;",

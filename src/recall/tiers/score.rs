@@ -79,6 +79,9 @@ pub const W_TIME: f64 = 0.30;
 pub struct SupportSignals {
     pub id: i64,
     pub cosine: Option<f64>,
+    /// The semantic channel's score: the closer of the memory's own vector and its
+    /// passages' (`text::passages`).
+    pub semantic: Option<f64>,
     pub baseline: f64,
     pub lift: f64,
     /// Share of the question's content words in the memory's answering statements.
@@ -253,6 +256,7 @@ pub(super) fn score_one(
     SupportSignals {
         id: c.id,
         cosine,
+        semantic: c.channel_score(Channel::Semantic),
         baseline,
         lift,
         coverage,
