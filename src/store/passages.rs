@@ -109,7 +109,9 @@ impl Store {
     }
 
     /// For each of `ids` whose passages `model` embedded, the largest cosine between `q` and
-    /// one of them. One statement per [`IDS_PER_READ`] ids, like [`Store::embeddings_of`].
+    /// one of them. A memory waiting for its context passage after the upgrade to schema 7
+    /// still has its sentences' row (a new text, a new embedding or a changed memory before
+    /// it delete the row), so those keep counting until the new ones are written. One statement per [`IDS_PER_READ`] ids, like [`Store::embeddings_of`].
     pub fn best_passage_cosines(
         &self,
         ids: &[i64],
@@ -119,7 +121,8 @@ impl Store {
         let mut out = std::collections::HashMap::new();
         self.each_row_of(
             "SELECT p.memory_id, p.vectors FROM passages p JOIN memories m ON m.id = p.memory_id \
-             WHERE p.memory_id IN ({marks}) AND m.passages_model = ?",
+             WHERE p.memory_id IN ({marks}) \
+             AND COALESCE(m.passages_model, m.embedding_model) = ?",
             ids,
             model,
             |r| {
@@ -358,6 +361,25 @@ mod tests {
         };
         all_done(&mut store);
         assert!(waiting(&store).is_empty());
+        // The upgrade to schema 7 (its last statement, again): the memories with one before
+        // them wait for their context passage, and their sentences count meanwhile.
+        store
+            .conn
+            .execute_batch(
+                "UPDATE memories SET passages_model = NULL \
+                 WHERE id IN (SELECT dst FROM links WHERE kind = 'next')",
+            )
+            .unwrap();
+        assert_eq!(waiting(&store), vec![ids[1], ids[2]]);
+        let q = unit(90, 8);
+        assert_eq!(store.best_passage_cosines(&ids, "m", &q).unwrap().len(), 4);
+        assert!(
+            store
+                .best_passage_cosines(&ids, "other", &q)
+                .unwrap()
+                .is_empty()
+        );
+        all_done(&mut store);
         // A new text of the first: it waits (its own embedding went too, so it waits for
         // that first), and the one after it waits for a new context passage.
         let patch = crate::memory::MemoryPatch {
