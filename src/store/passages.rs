@@ -188,6 +188,26 @@ mod tests {
         v
     }
 
+    /// The memories waiting for passages by model "m".
+    fn waiting(s: &Store) -> Vec<i64> {
+        s.pending_passages("m", 10)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.id)
+            .collect()
+    }
+
+    /// Give memory `id` a new text, as `slm edit` does.
+    fn new_text(store: &mut Store, id: i64, text: &str) {
+        let patch = crate::memory::MemoryPatch {
+            text: Some(text.into()),
+            ..Default::default()
+        };
+        store
+            .write(|w| w.update(id, &patch, 2, Some(&[]), None))
+            .unwrap();
+    }
+
     #[test]
     fn int8_passages_keep_the_best_cosine_within_a_few_thousandths() {
         let q = unit(1, 768);
@@ -225,13 +245,6 @@ mod tests {
         let rows: Vec<(i64, Vec<f32>)> = ids.iter().map(|id| (*id, unit(*id as u64, 8))).collect();
         store.set_embeddings("m", &rows).unwrap();
         // Embedded memories wait for their passages; another model's do not count.
-        let waiting = |s: &Store| -> Vec<i64> {
-            s.pending_passages("m", 10)
-                .unwrap()
-                .into_iter()
-                .map(|r| r.id)
-                .collect()
-        };
         assert_eq!(waiting(&store), ids);
         assert_eq!(store.pending_passage_count("m").unwrap(), 3);
         // Through the index of the waiting ones, never a walk over every embedded memory.
@@ -289,13 +302,7 @@ mod tests {
         store
             .set_passages("m", &ids[..1], &[(ids[0], vec![unit(52, 8)])])
             .unwrap();
-        let patch = crate::memory::MemoryPatch {
-            text: Some("note 0, said again".into()),
-            ..Default::default()
-        };
-        store
-            .write(|w| w.update(ids[0], &patch, 2, Some(&[]), None))
-            .unwrap();
+        new_text(&mut store, ids[0], "note 0, said again");
         assert!(
             !store
                 .best_passage_cosines(&ids, "m", &q)
@@ -352,13 +359,6 @@ mod tests {
                 ids.iter().map(|id| (*id, vec![unit(90, 8)])).collect();
             store.set_passages("m", &ids, &with).unwrap();
         };
-        let waiting = |s: &Store| -> Vec<i64> {
-            s.pending_passages("m", 10)
-                .unwrap()
-                .into_iter()
-                .map(|r| r.id)
-                .collect()
-        };
         all_done(&mut store);
         assert!(waiting(&store).is_empty());
         // The upgrade to schema 7 (its last statement, again): the memories with one before
@@ -382,13 +382,7 @@ mod tests {
         all_done(&mut store);
         // A new text of the first: it waits (its own embedding went too, so it waits for
         // that first), and the one after it waits for a new context passage.
-        let patch = crate::memory::MemoryPatch {
-            text: Some("What did you paint last week?".into()),
-            ..Default::default()
-        };
-        store
-            .write(|w| w.update(ids[0], &patch, 2, Some(&[]), None))
-            .unwrap();
+        new_text(&mut store, ids[0], "What did you paint last week?");
         assert_eq!(waiting(&store), vec![ids[1]]);
         store.set_embeddings("m", &rows[..1]).unwrap();
         assert_eq!(waiting(&store), vec![ids[0], ids[1]]);
