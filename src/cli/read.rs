@@ -194,7 +194,7 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
                 ));
                 if pending_passages > 0 {
                     s.push_str(&format!(
-                        "{}passages   {pending_passages} {} sentences' vectors (recall uses their own vectors meanwhile; the worker catches up, `slm reindex` does it now)\n",
+                        "{}passages   {pending_passages} {} passages' vectors (recall uses their own vectors meanwhile; the worker catches up, `slm reindex` does it now)\n",
                         mark(true),
                         if pending_passages == 1 {
                             "memory waits for its"

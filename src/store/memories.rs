@@ -147,15 +147,6 @@ impl Store {
             .optional()?)
     }
 
-    /// The text and speaker of a memory (what its embedding and passages are made of).
-    pub fn text_and_speaker(&self, id: i64) -> Result<Option<(String, Option<String>)>> {
-        Ok(self
-            .conn
-            .prepare_cached("SELECT text, speaker FROM memories WHERE id = ?1")?
-            .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
-            .optional()?)
-    }
-
     pub fn tags(&self, id: i64) -> Result<Vec<String>> {
         let mut st = self
             .conn
