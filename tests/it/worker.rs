@@ -557,29 +557,66 @@ fn the_worker_embeds_passages_and_recall_scores_by_the_closest_sentence() {
         &[],
     );
     env.remember("The office plants need water on Fridays.", &[]);
-    let t = Instant::now();
-    while status(&env)["status"]["pending_passages"] != 0 && t.elapsed() < Duration::from_secs(60) {
-        std::thread::sleep(Duration::from_millis(200));
-    }
-    assert_eq!(status(&env)["status"]["pending_passages"], 0);
+    wait_for_passages(&env);
     let v = env.recall(
         "How often does the production deploy key rotate?",
         &["--explain"],
     );
     assert_eq!(served_by(&v), "worker");
     assert_eq!(ids(&v).first(), Some(&id), "{v}");
-    let channel = v["explain"]["channels"]["semantic"]
-        .as_array()
-        .and_then(|a| a.iter().find(|p| p[0].as_i64() == Some(id)))
-        .and_then(|p| p[1].as_f64())
-        .expect("a semantic score");
-    let own = v["explain"]["support"]
-        .as_array()
-        .and_then(|a| a.iter().find(|s| s["id"].as_i64() == Some(id)))
-        .and_then(|s| s["cosine"].as_f64())
-        .expect("the support check's cosine");
+    let (channel, own) = semantic_and_own(&v, id);
     assert!(
         channel > own + 0.05,
         "the closest sentence ({channel:.3}) should beat the whole memory ({own:.3})"
     );
+}
+
+/// Context passages end to end: a one-sentence answer saved in a session after the question
+/// that names its topic is scored by the pair (question, answer), which its own vector alone
+/// does not reach (real model).
+#[test]
+fn the_worker_embeds_a_memory_with_the_one_before_it_in_its_session() {
+    let env = worker_env();
+    let _stop = StopWorker(&env);
+    common::start_worker(&env, &[]);
+    let session = ["--session", "chat-1"];
+    env.remember(
+        "Have you started painting again? What did you paint last weekend?",
+        &session,
+    );
+    let answer = env.remember("A sunset over the lake, with the kids.", &session);
+    env.remember("The office plants need water on Fridays.", &[]);
+    wait_for_passages(&env);
+    let v = env.recall("What did she paint last weekend?", &["--explain"]);
+    assert_eq!(served_by(&v), "worker");
+    let (channel, own) = semantic_and_own(&v, answer);
+    assert!(
+        channel > own + 0.05,
+        "the answer with its question ({channel:.3}) should beat the answer alone ({own:.3})"
+    );
+}
+
+/// Wait (up to 60 s) until the worker's background work has embedded every passage.
+fn wait_for_passages(env: &Env) {
+    let t = Instant::now();
+    while status(env)["status"]["pending_passages"] != 0 && t.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert_eq!(status(env)["status"]["pending_passages"], 0);
+}
+
+/// A recall's (`--explain`) semantic channel score for memory `id` and the support check's
+/// cosine for it (the memory's own vector).
+fn semantic_and_own(v: &Value, id: i64) -> (f64, f64) {
+    let channel = v["explain"]["channels"]["semantic"]
+        .as_array()
+        .and_then(|a| a.iter().find(|p| p[0].as_i64() == Some(id)))
+        .and_then(|p| p[1].as_f64())
+        .unwrap_or_else(|| panic!("no semantic score for {id}: {v}"));
+    let own = v["explain"]["support"]
+        .as_array()
+        .and_then(|a| a.iter().find(|s| s["id"].as_i64() == Some(id)))
+        .and_then(|s| s["cosine"].as_f64())
+        .unwrap_or_else(|| panic!("no support cosine for {id}: {v}"));
+    (channel, own)
 }
