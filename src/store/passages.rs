@@ -401,4 +401,58 @@ mod tests {
             "the first memory and the one in s2 keep theirs"
         );
     }
+
+    #[test]
+    fn a_memory_of_another_scope_or_bookkeeping_is_no_context() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("store.db")).unwrap();
+        let in_s3 = |text: &str, scope: crate::memory::Scope| crate::memory::NewMemory {
+            text: text.into(),
+            scope: Some(scope),
+            session_id: Some("s3".into()),
+            ..Default::default()
+        };
+        use crate::memory::Scope::{Personal, Shared};
+        let ids: Vec<i64> = store
+            .write(|w| {
+                Ok(vec![
+                    w.insert(
+                        &in_s3("My salary review is on Monday.", Personal),
+                        1,
+                        &[],
+                        None,
+                    )?
+                    .id,
+                    // Shared after personal: the personal words must not reach it.
+                    w.insert(&in_s3("The team offsite is in May.", Shared), 1, &[], None)?
+                        .id,
+                    w.insert(&in_s3("session ended", Shared), 1, &[], Some("hook noise"))?
+                        .id,
+                    // After bookkeeping: no context rather than hook noise.
+                    w.insert(&in_s3("Venue booked in Porto.", Shared), 1, &[], None)?
+                        .id,
+                    w.insert(&in_s3("Flights are on the 3rd.", Shared), 1, &[], None)?
+                        .id,
+                ])
+            })
+            .unwrap();
+        let rows: Vec<(i64, Vec<f32>)> = ids.iter().map(|id| (*id, unit(*id as u64, 8))).collect();
+        store.set_embeddings("m", &rows).unwrap();
+        let before: Vec<(i64, Option<String>)> = store
+            .pending_passages("m", 10)
+            .unwrap()
+            .into_iter()
+            .map(|p| (p.id, p.before.map(|b| b.0)))
+            .collect();
+        assert_eq!(
+            before,
+            vec![
+                (ids[0], None),
+                (ids[1], None),
+                (ids[2], Some("The team offsite is in May.".into())),
+                (ids[3], None),
+                (ids[4], Some("Venue booked in Porto.".into())),
+            ]
+        );
+    }
 }
