@@ -271,7 +271,13 @@ fn run_stages(engine: &Engine, req: &RecallRequest, judged: bool) -> Result<Reca
 
     // 4. boosts (and the prompts-as-requests rule, which is a boost by provenance)
     let t = Instant::now();
-    let boost_report = boosts::apply(engine, &req.query, q.weights.entity_graph, &mut cands);
+    let boost_report = boosts::apply(
+        engine,
+        &req.query,
+        &q.names,
+        q.weights.entity_graph,
+        &mut cands,
+    );
     engine.with_meta(|meta| {
         for c in cands.iter_mut() {
             if let Some(m) = meta.get(&c.id) {

@@ -147,6 +147,16 @@ impl Store {
             .optional()?)
     }
 
+    /// Who said the memory (None for a plain note).
+    pub fn speaker(&self, id: i64) -> Result<Option<String>> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT speaker FROM memories WHERE id = ?1")?
+            .query_row([id], |r| r.get(0))
+            .optional()?
+            .flatten())
+    }
+
     pub fn tags(&self, id: i64) -> Result<Vec<String>> {
         let mut st = self
             .conn

@@ -412,6 +412,47 @@ fn a_question_about_the_wrong_person_is_not_supported() {
     assert_ne!(v["tier"], "supported", "{v}");
 }
 
+/// Two memories with the same words, each naming the other person: a question about one of
+/// them is asked of that person's own words first (the boosts stage's speaker lift), both
+/// ways round, so no tie-break can pass it.
+#[test]
+fn a_question_about_a_person_ranks_their_own_words_first() {
+    let env = Env::new();
+    let file = env.dir.path().join("conv.jsonl");
+    let lines = [
+        (
+            "Caroline",
+            "Caroline: Melanie and I painted the lake at sunrise.",
+        ),
+        (
+            "Melanie",
+            "Melanie: Caroline and I painted the lake at sunrise.",
+        ),
+    ];
+    let body: String = lines
+        .iter()
+        .map(|(sp, t)| serde_json::json!({"text": t, "speaker": sp}).to_string() + "\n")
+        .collect();
+    std::fs::write(&file, body).unwrap();
+    let out = env.run(&["import", file.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    for who in ["Melanie", "Caroline"] {
+        let v = env.recall(&format!("What did {who} paint?"), &["--explain"]);
+        assert_eq!(v["explain"]["boosts"]["said_by_named"], 1, "{v}");
+        let first = v["results"][0]["preview"].as_str().unwrap_or_default();
+        assert!(first.starts_with(&format!("{who}:")), "{who}: {v}");
+        // Both carry both names (the same entity score); only the speaker's is lifted.
+        let fused = v["explain"]["fused"].as_array().expect("explain.fused");
+        let boost_of = |id: i64| {
+            fused.iter().find(|c| c["id"] == id).expect("in fused")["boost"]
+                .as_f64()
+                .unwrap()
+        };
+        let (mine, theirs) = if who == "Melanie" { (2, 1) } else { (1, 2) };
+        assert!(boost_of(mine) > boost_of(theirs) * 1.2, "{who}: {v}");
+    }
+}
+
 #[test]
 fn related_for_people_empty_for_agents_unless_asked() {
     // The related tier's plumbing, on an example MiniLM reads as related. EmbeddingGemma's
