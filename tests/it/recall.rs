@@ -353,6 +353,18 @@ fn a_real_question_with_an_answer_is_supported() {
     assert_eq!(v["results"][0]["tier"], "supported");
 }
 
+/// Import (speaker, text) lines as one conversation (`slm import` of JSON Lines).
+fn import_conversation(env: &Env, lines: &[(&str, &str)]) {
+    let file = env.dir.path().join("conv.jsonl");
+    let body: String = lines
+        .iter()
+        .map(|(sp, t)| serde_json::json!({"text": t, "speaker": sp}).to_string() + "\n")
+        .collect();
+    std::fs::write(&file, body).unwrap();
+    let out = env.run(&["import", file.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+}
+
 /// LoCoMo's adversarial questions swap the person: the race was Melanie's, so "Caroline's
 /// race" is not answered by Melanie telling Caroline about hers, nor by Caroline asking
 /// about it.
@@ -385,14 +397,7 @@ fn a_question_about_the_wrong_person_is_not_supported() {
             "Melanie: We went camping in the mountains with the kids last summer.",
         ),
     ];
-    let file = env.dir.path().join("conv.jsonl");
-    let body: String = lines
-        .iter()
-        .map(|(sp, t)| serde_json::json!({"text": t, "speaker": sp}).to_string() + "\n")
-        .collect();
-    std::fs::write(&file, body).unwrap();
-    let out = env.run(&["import", file.to_str().unwrap()]);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    import_conversation(&env, &lines);
     let v = env.recall(
         "What charity race did Melanie run for mental health?",
         &["--explain"],
@@ -418,7 +423,6 @@ fn a_question_about_the_wrong_person_is_not_supported() {
 #[test]
 fn a_question_about_a_person_ranks_their_own_words_first() {
     let env = Env::new();
-    let file = env.dir.path().join("conv.jsonl");
     let lines = [
         (
             "Caroline",
@@ -429,13 +433,7 @@ fn a_question_about_a_person_ranks_their_own_words_first() {
             "Melanie: Caroline and I painted the lake at sunrise.",
         ),
     ];
-    let body: String = lines
-        .iter()
-        .map(|(sp, t)| serde_json::json!({"text": t, "speaker": sp}).to_string() + "\n")
-        .collect();
-    std::fs::write(&file, body).unwrap();
-    let out = env.run(&["import", file.to_str().unwrap()]);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    import_conversation(&env, &lines);
     for who in ["Melanie", "Caroline"] {
         let v = env.recall(&format!("What did {who} paint?"), &["--explain"]);
         assert_eq!(v["explain"]["boosts"]["said_by_named"], 1, "{v}");
