@@ -353,6 +353,54 @@ fn a_real_question_with_an_answer_is_supported() {
     assert_eq!(v["results"][0]["tier"], "supported");
 }
 
+/// A question that asks for an amount is not answered by a memory on its topic that states
+/// none; the same memory answers a "why", and a memory with a version number answers "which
+/// version". The amount's miss is the answer-type test alone: every other test passed.
+#[test]
+fn a_question_for_an_amount_needs_a_memory_that_states_one() {
+    let env = Env::new();
+    let grafana = env.remember(
+        "We chose Grafana Cloud over Datadog for metrics and dashboards, mainly because of price.",
+        &[],
+    );
+    let search = env.remember(
+        "The search service runs OpenSearch 2.11 on three nodes; a full reindex takes about 40 minutes.",
+        &[],
+    );
+    env.remember(
+        "Deploys to production go out on Tuesdays and Thursdays.",
+        &[],
+    );
+    let signal = |v: &serde_json::Value, id: i64| {
+        v["explain"]["support"]
+            .as_array()
+            .expect("explain.support")
+            .iter()
+            .find(|s| s["id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("no support signals for {id}: {v}"))
+    };
+    let v = env.recall(
+        "How much does Grafana Cloud cost us per month?",
+        &["--explain"],
+    );
+    assert_ne!(v["tier"], "supported", "{v}");
+    let s = signal(&v, grafana);
+    assert_eq!(s["of_type"], false, "{s}");
+    assert_eq!(s["word_match"], true, "{s}");
+    assert_eq!(s["names_ok"], true, "{s}");
+    assert!(s["score"].as_f64().unwrap() >= 0.5, "{s}");
+    let v = env.recall("Why did we pick Grafana Cloud?", &["--explain"]);
+    assert_eq!(v["tier"], "supported", "{v}");
+    assert_eq!(ids(&v).first(), Some(&grafana));
+    let v = env.recall(
+        "Which version of OpenSearch does the search service run?",
+        &["--explain"],
+    );
+    assert_eq!(v["tier"], "supported", "{v}");
+    assert_eq!(ids(&v).first(), Some(&search));
+}
+
 /// Import (speaker, text) lines as one conversation (`slm import` of JSON Lines).
 fn import_conversation(env: &Env, lines: &[(&str, &str)]) {
     let file = env.dir.path().join("conv.jsonl");

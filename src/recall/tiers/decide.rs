@@ -1,5 +1,6 @@
 //! The decision: which tier the answer is, and which memories it shows.
 
+use super::answer_type;
 use super::score::{
     RARE_MAX_DOCS, RARE_SHARE, SupportSignals, TIME_WORDS, Words, question_baseline, score_one,
     stems,
@@ -110,8 +111,16 @@ fn score_head(ctx: &Context<'_>, ranked: &[Candidate]) -> Result<(Vec<SupportSig
     // store when some scored memory is spoken by or to it.
     let head: Vec<&Candidate> = ranked.iter().take(SUPPORT_DEPTH).collect();
     let mut voices = Vec::with_capacity(head.len());
+    // What the question asks for, and which memories hold something of that kind.
+    let expected = answer_type::expected(&ctx.req.query);
+    let mut of_type = Vec::with_capacity(head.len());
     for c in &head {
         let m = ctx.engine.get(c.id)?;
+        of_type.push(match (&m, expected) {
+            (Some(m), Some(e)) => answer_type::carries(e, &m.text),
+            (None, Some(_)) => false,
+            (_, None) => true,
+        });
         voices.push(match m {
             Some(m) => voice::read(&m.text, m.speaker.as_deref()),
             None => voice::read("", None),
@@ -136,7 +145,8 @@ fn score_head(ctx: &Context<'_>, ranked: &[Candidate]) -> Result<(Vec<SupportSig
     let signals = head
         .iter()
         .zip(&voices)
-        .map(|(c, v)| score_one(ctx, c, v, &words, q_base, strict))
+        .zip(&of_type)
+        .map(|((c, v), t)| score_one(ctx, c, v, &words, q_base, strict, *t))
         .collect();
     Ok((signals, strict))
 }

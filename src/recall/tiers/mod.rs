@@ -24,8 +24,10 @@
 //! the question when the score reaches `SUPPORTED_AT`, it has answering statements, it
 //! passes the word-match test (a question: every rare word, or more than `WORDS_ENOUGH` of
 //! its words, or a cosine at the evidence floor with `MEANING_NEEDS_WORDS` of them; no
-//! question word: every word) and, when the question names a person of the store, it speaks
-//! as, to or about that person. The thresholds were chosen on the LoCoMo dev split and the dev question lists
+//! question word: every word), when the question names a person of the store, it speaks as,
+//! to or about that person, and when the question asks for an amount of money, a version or
+//! a number, it states one (`answer_type`: "How much does Grafana Cloud cost us?" is not
+//! answered by "We chose Grafana Cloud… because of price"). The thresholds were chosen on the LoCoMo dev split and the dev question lists
 //! as a whole (the trade-off table is printed by `slm eval locomo`), never on single lines.
 //!
 //! Question-level gibberish signs send a recall straight to `none`: content words found in
@@ -33,9 +35,10 @@
 //! hashes, no content words).
 //!
 //! Here: the tiers, the notes and the switch; `score` (one memory's support score and the
-//! tests beside it), `gibberish` (the question-level signs), `decide` (which tier, which
-//! memories).
+//! tests beside it), `answer_type` (what kind of answer a question asks for), `gibberish`
+//! (the question-level signs), `decide` (which tier, which memories).
 
+mod answer_type;
 mod decide;
 mod gibberish;
 mod score;

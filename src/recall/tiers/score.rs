@@ -102,6 +102,9 @@ pub struct SupportSignals {
     pub score: f64,
     pub word_match: bool,
     pub names_ok: bool,
+    /// The memory holds an answer of the kind the question asks for (always, when the
+    /// question asks for no particular kind; see `answer_type`).
+    pub of_type: bool,
     pub supported: bool,
 }
 
@@ -160,6 +163,7 @@ pub(super) fn score_one(
     w: &Words<'_>,
     q_base: f64,
     strict: bool,
+    of_type: bool,
 ) -> SupportSignals {
     let engine = ctx.engine;
     let (q_stems, rare) = (w.q_stems, w.rare);
@@ -252,7 +256,9 @@ pub(super) fn score_one(
                 .iter()
                 .any(|n| n.iter().all(|w| all_stems.contains(&text::stem(w))))
     };
-    let supported = word_match && names_ok && score >= support_threshold(ctx.engine);
+    // A question that asks for an amount, a version or a number is answered only by a
+    // memory that states one (`answer_type`).
+    let supported = word_match && names_ok && of_type && score >= support_threshold(ctx.engine);
     SupportSignals {
         id: c.id,
         cosine,
@@ -271,6 +277,7 @@ pub(super) fn score_one(
         score,
         word_match,
         names_ok,
+        of_type,
         supported,
     }
 }
