@@ -26,11 +26,19 @@ pub enum Expected {
     Quantity,
 }
 
-/// Words that make a "how much"/"what" question one about money.
-const MONEY_ASKED: &[&str] = &[
-    "cost", "costs", "price", "prices", "priced", "budget", "budgets", "salary", "fee", "fees",
-    "refund", "refunded", "refunds", "pay", "paid", "spend", "spent", "charge", "charged", "worth",
+/// Nouns that make a "what"/"which"/"how much" question one about money ("What is the
+/// budget…", "what price…").
+const MONEY_NOUNS: &[&str] = &[
+    "cost", "costs", "price", "prices", "budget", "budgets", "salary", "fee", "fees",
 ];
+/// Verbs that do so only after "how much" ("How much did we spend…"): after "what" they are
+/// about anything ("What does she spend her weekends on?").
+const MONEY_VERBS: &[&str] = &[
+    "pay", "paid", "spend", "spent", "charge", "charged", "refund", "refunded", "priced", "worth",
+];
+/// Words after "how much" that ask for an amount of something other than money ("How much
+/// time do we spend…").
+const NOT_MONEY: &[&str] = &["time", "longer", "later", "earlier", "more", "less"];
 /// Currency words a memory can state an amount in (signs are checked separately).
 const CURRENCY_WORDS: &[&str] = &[
     "dollar", "dollars", "euro", "euros", "pound", "pounds", "usd", "eur", "gbp", "chf", "cent",
@@ -109,6 +117,33 @@ const MONTHS: &[&str] = &[
     "dec",
     "december",
 ];
+/// Verbs of feeling: "How much does she like painting?" asks for a degree, not a number.
+const DEGREE_VERBS: &[&str] = &[
+    "like",
+    "likes",
+    "love",
+    "loves",
+    "enjoy",
+    "enjoys",
+    "care",
+    "cares",
+    "hate",
+    "hates",
+    "miss",
+    "misses",
+    "mean",
+    "means",
+    "matter",
+    "matters",
+    "appreciate",
+    "want",
+    "wants",
+    "trust",
+    "prefer",
+    "help",
+    "helped",
+    "helps",
+];
 /// Auxiliaries after "how many <noun>" that make it a count of events ("How many hikes has
 /// Joanna been on?") rather than a stated number ("How many nodes do we run?").
 const EVENT_COUNT_AUX: &[&str] = &["has", "have", "had"];
@@ -126,11 +161,15 @@ pub fn expected(question: &str) -> Option<Expected> {
     }
     let how_much = starts("how", "much");
     let what = matches!(w.first(), Some(&("what" | "which" | "what's")));
-    if (how_much || what) && (has(MONEY_ASKED) || question.to_lowercase().contains("dollar value"))
+    let money_noun = has(MONEY_NOUNS) || question.to_lowercase().contains("dollar value");
+    if (what && money_noun)
+        || (how_much
+            && !w.get(2).is_some_and(|x| NOT_MONEY.contains(x))
+            && (money_noun || has(MONEY_VERBS)))
     {
         return Some(Expected::Money);
     }
-    if how_much || w.windows(2).any(|p| p[0] == "what" && p[1] == "port") {
+    if (how_much && !has(DEGREE_VERBS)) || w.windows(2).any(|p| p[0] == "what" && p[1] == "port") {
         return Some(Expected::Quantity);
     }
     if starts("how", "many") {
@@ -269,6 +308,17 @@ mod tests {
             ("what database holds user sessions now?", None),
             ("Why did the cloud bill jump in February?", None),
             ("What did Melanie paint?", None),
+            ("What does Caroline spend her weekends on?", None),
+            ("What was worth the wait?", None),
+            ("How much does Melanie like painting?", None),
+            (
+                "How much time do we spend in meetings?",
+                Some(Expected::Quantity),
+            ),
+            (
+                "How much did we spend on the offsite?",
+                Some(Expected::Money),
+            ),
             ("when do we deploy?", None),
         ];
         for (q, want) in cases {
