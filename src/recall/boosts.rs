@@ -64,36 +64,41 @@ pub fn apply(
         question_entities: keys.clone(),
         ..Default::default()
     };
+    // One pass over the head of the fused list, within one budget: who said each candidate
+    // (when the question names people) and the entities it shares with the question.
     let mut said_by_named = HashSet::new();
-    if !names.is_empty() {
-        if let Ok(reader) = engine.reader() {
-            for c in cands.iter().take(ENTITY_DEPTH) {
-                if start.elapsed() > ENTITY_BUDGET {
-                    report.budget_exhausted = true;
-                    break;
-                }
-                let speaker = reader.speaker(c.id).ok().flatten().map(|s| text::words(&s));
-                if speaker.is_some_and(|s| names.iter().any(|n| voice::same_person(&s, n))) {
-                    said_by_named.insert(c.id);
-                }
-            }
-        }
-        report.said_by_named = said_by_named.len();
-    }
-    if !keys.is_empty() {
+    if !keys.is_empty() || !names.is_empty() {
         if let Ok(reader) = engine.reader() {
             let n = engine.num_docs().max(1) as f64;
             // Rarity weight per question entity: idf over memories that mention it.
-            let found = reader.entities_by_norm(&keys).unwrap_or_default();
+            let found = if keys.is_empty() {
+                Vec::new()
+            } else {
+                reader.entities_by_norm(&keys).unwrap_or_default()
+            };
             let idf: Vec<(i64, f64)> = found
                 .iter()
                 .map(|(id, _, df)| (*id, ((n + 1.0) / (*df as f64 + 1.0)).ln().max(0.1)))
                 .collect();
+            let max_idf = idf.iter().map(|(_, w)| *w).fold(0.0, f64::max).max(1e-9);
             let total: f64 = keys.len() as f64;
             for c in cands.iter_mut().take(ENTITY_DEPTH) {
                 if start.elapsed() > ENTITY_BUDGET {
                     report.budget_exhausted = true;
                     break;
+                }
+                if !names.is_empty() {
+                    let speaker = reader.speaker(c.id).ok().flatten().map(|s| text::words(&s));
+                    if speaker.is_some_and(|s| names.iter().any(|n| voice::same_person(&s, n))) {
+                        said_by_named.insert(c.id);
+                    }
+                }
+                if keys.is_empty() {
+                    continue;
+                }
+                report.scored += 1;
+                if found.is_empty() {
+                    continue;
                 }
                 let mine: HashSet<i64> = reader
                     .entity_ids(c.id)
@@ -106,7 +111,6 @@ pub fn apply(
                     .map(|(_, norm, _)| norm.as_str())
                     .collect();
                 if !shared.is_empty() {
-                    let max_idf = idf.iter().map(|(_, w)| *w).fold(0.0, f64::max).max(1e-9);
                     let w: f64 = idf
                         .iter()
                         .filter(|(id, _)| mine.contains(id))
@@ -115,10 +119,10 @@ pub fn apply(
                     c.entity_score =
                         (shared.len() as f64 / total).min(1.0) * (w / shared.len() as f64).min(1.0);
                 }
-                report.scored += 1;
             }
         }
     }
+    report.said_by_named = said_by_named.len();
     for c in cands.iter_mut() {
         let mut b = 1.0 + ENTITY_BOOST * entity_weight * c.entity_score;
         if said_by_named.contains(&c.id) {

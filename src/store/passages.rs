@@ -111,7 +111,8 @@ impl Store {
     /// For each of `ids` whose passages `model` embedded, the largest cosine between `q` and
     /// one of them. A memory waiting for its context passage after the upgrade to schema 7
     /// still has its sentences' row (a new text, a new embedding or a changed memory before
-    /// it delete the row), so those keep counting until the new ones are written. One statement per [`IDS_PER_READ`] ids, like [`Store::embeddings_of`].
+    /// it delete the row), so those keep counting until the new ones are written. One
+    /// statement per [`IDS_PER_READ`] ids, like [`Store::embeddings_of`].
     pub fn best_passage_cosines(
         &self,
         ids: &[i64],

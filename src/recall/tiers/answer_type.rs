@@ -72,10 +72,13 @@ pub fn expected(question: &str) -> Option<Expected> {
     let w: Vec<&str> = w.iter().map(String::as_str).collect();
     let has = |set: &str| w.iter().any(|x| is_in(set, x));
     let starts = |a: &str, b: &str| w.len() >= 2 && w[0] == a && w[1] == b;
-    if w.windows(3).any(|p| {
-        matches!(p[0], "which" | "what") && p[1] == "version" && !p[2].starts_with("control")
-    }) || w.ends_with(&["what", "version"])
-    {
+    // "which version of…", "what version…", but not "what version control…".
+    let version_asked = (1..w.len()).any(|i| {
+        matches!(w[i - 1], "which" | "what")
+            && w[i] == "version"
+            && !w.get(i + 1).is_some_and(|x| x.starts_with("control"))
+    });
+    if version_asked {
         return Some(Expected::Version);
     }
     let what = matches!(w.first(), Some(&("what" | "which")));
