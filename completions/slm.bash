@@ -2141,7 +2141,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__import)
-            opts="-h -V --format --dry-run --skip-bad --print-ids --batch --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --format --dry-run --follow-links --skip-bad --print-ids --batch --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

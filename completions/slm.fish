@@ -86,6 +86,7 @@ always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand import" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand import" -l dry-run -d 'Markdown: print what would be created, changed and superseded; write nothing'
+complete -c slm -n "__fish_slm_using_subcommand import" -l follow-links -d 'Markdown: follow symbolic links (files and folders) whose target is inside the folder; without it links are skipped, and no link is ever followed out of the folder'
 complete -c slm -n "__fish_slm_using_subcommand import" -l skip-bad -d 'Import the good lines and report the bad ones (default: any bad line imports nothing)'
 complete -c slm -n "__fish_slm_using_subcommand import" -l print-ids -d 'Print "LINE<TAB>ID" for each memory as soon as it is durable'
 complete -c slm -n "__fish_slm_using_subcommand import" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'

@@ -36,12 +36,23 @@ pub enum Error {
         path.display()
     )]
     LostStore { path: PathBuf, state: &'static str },
+    /// The store's file was replaced (by `slm restore`) after this process opened it: a
+    /// write here would land in the file kept aside, so nothing was written.
+    #[error(
+        "the store was replaced by `slm restore` while this command ran, so nothing was written"
+    )]
+    StoreReplaced,
     #[error("the data directory {0} is read-only, so nothing can be written")]
     ReadOnly(PathBuf),
     #[error("the disk holding {0} is full, so nothing can be written")]
     DiskFull(PathBuf),
+    /// A recall that found every question slot busy (`RECALL_BUSY`).
     #[error("{message}")]
     Busy { message: String, retry_after_s: u64 },
+    /// A write that could not take the writer lease (`lock.rs`) within its wait: another slm
+    /// is writing (an import, a backup, a restore). Nothing was written; asking again works.
+    #[error("{message}")]
+    WriteBusy { message: String, retry_after_s: u64 },
     #[error("store: {0}")]
     Store(#[from] rusqlite::Error),
     #[error("keyword index: {0}")]
@@ -84,6 +95,7 @@ impl From<&Error> for RemoteError {
             exit: e.exit_code(),
             retry_after_s: match e {
                 Error::Busy { retry_after_s, .. } => Some(*retry_after_s),
+                Error::WriteBusy { retry_after_s, .. } => Some(*retry_after_s),
                 Error::Remote(r) => r.retry_after_s,
                 _ => None,
             },
@@ -132,7 +144,8 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Usage(_) | Error::Input(_) | Error::NotFound(_) => EXIT_USAGE,
-            Error::Busy { .. } => EXIT_BUSY,
+            Error::Busy { .. } | Error::StoreReplaced => EXIT_BUSY,
+            Error::WriteBusy { .. } => EXIT_BUSY,
             Error::Remote(r) => r.exit,
             _ => EXIT_FAILURE,
         }
@@ -149,7 +162,9 @@ impl Error {
             Error::ReadOnly(_) => "READ_ONLY",
             Error::DiskFull(_) => "DISK_FULL",
             Error::LostStore { .. } => "STORE_MISSING",
+            Error::StoreReplaced => "STORE_REPLACED",
             Error::Busy { .. } => "RECALL_BUSY",
+            Error::WriteBusy { .. } => "WRITE_BUSY",
             Error::Store(_) => "STORE",
             Error::Bm25(_) => "BM25_INDEX",
             Error::Vector(_) => "VECTOR_INDEX",
@@ -171,11 +186,26 @@ impl Error {
             Error::DiskFull(_) => {
                 Some("free some space on that disk (nothing was written); reads still work".into())
             }
+            Error::LostStore { path, .. }
+                if !crate::paths::interrupted_restores(path).is_empty() =>
+            {
+                let copy = &crate::paths::interrupted_restores(path)[0];
+                Some(format!(
+                    "a restore was interrupted while it swapped the store: {} is the backup it had copied and checked; `mv {} {}` finishes it (the store before is kept as {}.before-restore-*); nothing was changed",
+                    copy.display(),
+                    copy.display(),
+                    path.display(),
+                    path.display()
+                ))
+            }
             Error::LostStore { path, .. } => Some(format!(
                 "put {} back from a copy you trust (`slm restore BACKUP` puts back one made by `slm backup`; nothing was changed); to start over on purpose, move {} aside first",
                 path.display(),
                 path.parent().unwrap_or(path).display()
             )),
+            Error::StoreReplaced => {
+                Some("run the command again: it works on the restored store".into())
+            }
             Error::Bm25(_) | Error::Vector(_) => {
                 Some("`slm reindex` rebuilds the indexes from the store".into())
             }
@@ -187,6 +217,9 @@ impl Error {
                 Some("the store file is damaged: `slm restore BACKUP` puts back a copy made by `slm backup BACKUP` (the damaged store is kept aside, never deleted); `slm doctor` checks it".into())
             }
             Error::Store(e) if is_busy(e) => Some("another slm is writing; try again".into()),
+            Error::WriteBusy { retry_after_s, .. } => Some(format!(
+                "ask again in about {retry_after_s} s; nothing was written, so nothing is lost"
+            )),
             _ => None,
         }
     }
@@ -198,7 +231,8 @@ impl Error {
         match self {
             Error::Remote(r) => r.retryable,
             Error::Store(e) => is_busy(e),
-            e => matches!(e, Error::Busy { .. }),
+            Error::WriteBusy { .. } => true,
+            e => matches!(e, Error::Busy { .. } | Error::StoreReplaced),
         }
     }
 

@@ -8,14 +8,15 @@
 use crate::{Error, Result};
 use std::fs::{File, OpenOptions, TryLockError};
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// How long a write waits for another writer. Writes are short; a longer wait means an
-/// import is running, and the caller is told to retry (exit 75).
+/// import is running, and the caller is told to retry (exit 75, `WRITE_BUSY`).
 pub const WRITE_WAIT: Duration = Duration::from_secs(15);
-/// How often a waiting writer tries the lease again. Chosen, not measured: a write holds it
-/// for milliseconds, and a try is one system call.
-const LEASE_POLL: Duration = Duration::from_millis(5);
+/// What a write held off by the lease is told to wait before asking again (`retry_after_s`
+/// of `WRITE_BUSY`). Chosen, not measured (the value this lease gave before it had its own
+/// code): asking too early only meets busy again, and nothing is lost either way.
+pub const WRITE_BUSY_RETRY_S: u64 = 5;
 
 pub struct WriteLock {
     _file: File,
@@ -37,25 +38,35 @@ fn open(path: &Path) -> Result<File> {
 
 impl WriteLock {
     /// Take the lease, waiting up to `wait`.
+    ///
+    /// The wait is the kernel's (a blocking `flock` in a thread of its own), not a polling
+    /// loop: a writer that releases the lease and takes it again at once (an import's next
+    /// batch) left a poller, waking every few milliseconds, almost no chance to get in, and a
+    /// restore racing a one-line-a-batch import gave up busy (issue 38). A waiter blocked in
+    /// the kernel is woken as the lease is released.
     pub fn acquire(path: &Path, wait: Duration) -> Result<WriteLock> {
         let file = open(path)?;
-        let start = Instant::now();
-        loop {
-            match file.try_lock() {
-                Ok(()) => return Ok(WriteLock { _file: file }),
-                Err(TryLockError::WouldBlock) if start.elapsed() < wait => {
-                    std::thread::sleep(LEASE_POLL)
-                }
-                Err(TryLockError::WouldBlock) => {
-                    return Err(Error::Busy {
-                        message: "another slm is writing (an import?); nothing was written. Try again shortly.".into(),
-                        retry_after_s: 5,
-                    });
-                }
-                Err(TryLockError::Error(e)) => {
-                    return Err(Error::io("locking the store for writing", e));
-                }
+        match file.try_lock() {
+            Ok(()) => return Ok(WriteLock { _file: file }),
+            Err(TryLockError::WouldBlock) => {}
+            Err(TryLockError::Error(e)) => {
+                return Err(Error::io("locking the store for writing", e));
             }
+        }
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        std::thread::spawn(move || {
+            let got = file.lock().map(|_| file);
+            // Past the caller's wait nobody receives: the file drops here and the lease it
+            // may have taken is released at once.
+            let _ = tx.send(got);
+        });
+        match rx.recv_timeout(wait) {
+            Ok(Ok(file)) => Ok(WriteLock { _file: file }),
+            Ok(Err(e)) => Err(Error::io("locking the store for writing", e)),
+            Err(_) => Err(Error::WriteBusy {
+                message: "another slm is writing (an import, a backup or a restore?) and kept the store past this write's wait; nothing was written".into(),
+                retry_after_s: WRITE_BUSY_RETRY_S,
+            }),
         }
     }
 

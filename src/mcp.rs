@@ -4,9 +4,10 @@
 //! by the warm worker (or in-process while it starts) through [`crate::agent::Front`]. It
 //! speaks the stable protocol revisions in [`PROTOCOL_VERSIONS`] (it answers with the
 //! client's revision when it knows it, else its newest): `initialize` / `initialized`,
-//! `ping`, `tools/list`, `tools/call`, `resources/list`, `resources/read`. Malformed JSON,
-//! unknown methods and oversized messages get proper JSON-RPC error objects, and the server
-//! keeps running.
+//! `ping`, `tools/list`, `tools/call`, `resources/list`, `resources/read`. Malformed JSON
+//! (-32700), JSON that is not a request object (`42`, `"hello"`, `null`, `[]`, `{}`: -32600
+//! with id null), unknown methods and oversized messages get proper JSON-RPC error objects,
+//! and the server keeps running.
 //!
 //! A response object from the client (it has `result` or `error`, no `method`) gets no
 //! answer. Tool arguments are typed (`agent::params`): an argument a tool's schema does not
@@ -14,7 +15,8 @@
 //!
 //! Tool failures are tool results with `isError: true` and a structured error
 //! (`code`, `message`, `hint`, `retryable`, `retry_after_s`): a busy recall is
-//! `code: RECALL_BUSY, retryable: true`.
+//! `code: RECALL_BUSY, retryable: true`; a write held off by another writer is
+//! `code: WRITE_BUSY, retryable: true`.
 
 use crate::agent::Front;
 use crate::error::RemoteError;
@@ -39,7 +41,7 @@ const INSTRUCTIONS: &str = "slm is the user's local memory. Call session_init on
 Use recall to ask a question: it returns only memories that support an answer (tier \"supported\"). \
 An empty recall with tier \"related\" means close memories exist but none answers it; call again with include_related=true to see them. \
 Tier \"none\" means it is not in memory. If warming_up is true, slm is still loading: tell the user and do not conclude that the memory is absent. \
-If a call returns code RECALL_BUSY (retryable), wait retry_after_s seconds and ask again; nothing was lost.";
+If a call returns code RECALL_BUSY or WRITE_BUSY (retryable), wait retry_after_s seconds and ask again; nothing was lost.";
 
 /// Serve MCP on stdin/stdout until stdin closes.
 pub fn serve(front: Front) -> Result<()> {
@@ -146,15 +148,28 @@ pub fn handle_line(front: &Front, line: &str) -> Option<Value> {
             "batches are not supported",
         ));
     }
+    if !msg.is_object() {
+        // Valid JSON that is no request at all (`42`, `"hello"`, `null`): JSON-RPC 2.0 asks
+        // for an Invalid Request error with a null id, not silence.
+        return Some(error(
+            Value::Null,
+            INVALID_REQUEST,
+            "not a request: a JSON-RPC request is an object",
+        ));
+    }
     let id = msg.get("id").cloned();
     let Some(method) = msg.get("method").and_then(Value::as_str) else {
         // A client's response (to a request of ours, or one it thinks we sent) is never
         // answered: JSON-RPC forbids replying to a response, and an error would only start
-        // a loop of errors. Anything else without a method is junk.
+        // a loop of errors. Anything else without a method is an invalid request, answered
+        // with its id when that id is usable, else null.
         if msg.get("result").is_some() || msg.get("error").is_some() {
             return None;
         }
-        return id.map(|i| error(i, INVALID_REQUEST, "not a request: no method"));
+        let id = id
+            .filter(|i| i.is_string() || i.is_i64() || i.is_u64())
+            .unwrap_or(Value::Null);
+        return Some(error(id, INVALID_REQUEST, "not a request: no method"));
     };
     if msg.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return Some(error(
@@ -335,7 +350,7 @@ pub fn tools() -> Vec<Value> {
         json!({
             "name": "remember",
             "title": "Remember",
-            "description": "Save a memory (a decision, fact or note worth keeping). It is durable when this returns, and findable at once. The same idempotency_key stores it once.",
+            "description": "Save a memory (a decision, fact or note worth keeping). It is durable when this returns, and findable at once. The same idempotency_key stores it once. If the result is an error with code WRITE_BUSY (retryable), another writer held the store: nothing was written; wait retry_after_s seconds and call again.",
             "inputSchema": { "type": "object", "properties": {
                 "content": { "type": "string", "description": "The memory, one self-contained statement." },
                 "kind": { "type": "string", "enum": ["note", "decision", "fact", "prompt", "event", "bookkeeping"] },
@@ -400,6 +415,33 @@ mod tests {
         assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
         let init = handle_line(&f, r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"1999-01-01"}}"#).unwrap();
         assert_eq!(init["result"]["protocolVersion"], PROTOCOL_VERSIONS[0]);
+    }
+
+    #[test]
+    fn json_that_is_not_a_request_object_is_an_invalid_request() {
+        let f = front();
+        for line in [
+            "42",
+            "\"hello\"",
+            "null",
+            "true",
+            "[]",
+            "[1]",
+            "{}",
+            r#"{"id":7}"#,
+        ] {
+            let e = handle_line(&f, line).unwrap_or_else(|| panic!("{line}: no reply"));
+            assert_eq!(e["jsonrpc"], "2.0", "{line}");
+            assert_eq!(e["error"]["code"], INVALID_REQUEST, "{line}: {e}");
+            let id = if line == r#"{"id":7}"# {
+                json!(7)
+            } else {
+                Value::Null
+            };
+            assert_eq!(e["id"], id, "{line}: {e}");
+        }
+        // A response from the client is still never answered.
+        assert!(handle_line(&f, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#).is_none());
     }
 
     #[test]

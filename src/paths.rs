@@ -128,3 +128,58 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     }
     std::fs::rename(&tmp, path)
 }
+
+/// The sha256 of a file, hex.
+pub fn sha256_file(path: &Path) -> std::io::Result<(String, u64)> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path)?;
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    let mut n = 0u64;
+    loop {
+        let k = f.read(&mut buf)?;
+        if k == 0 {
+            break;
+        }
+        n += k as u64;
+        h.update(&buf[..k]);
+    }
+    let hex = h
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<String>();
+    Ok((hex, n))
+}
+
+/// Whether a process with this id runs (signal 0 checks without sending anything).
+pub fn process_alive(pid: i32) -> bool {
+    // SAFETY: kill with signal 0 only checks whether the process exists.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+/// The copies of a backup that a restore killed mid-swap left in the data dir
+/// (`store.db.restoring-<pid>` of a process that is gone). Each is a complete, verified
+/// copy of a backup when the store is missing (it is renamed aside only after checking).
+pub fn interrupted_restores(store: &Path) -> Vec<PathBuf> {
+    let (Some(dir), Some(name)) = (store.parent(), store.file_name()) else {
+        return Vec::new();
+    };
+    let prefix = format!("{}.restoring-", name.to_string_lossy());
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| {
+            let n = e.file_name().to_string_lossy().into_owned();
+            n.strip_prefix(&prefix)
+                .and_then(|pid| pid.parse::<i32>().ok())
+                .is_some_and(|pid| !process_alive(pid))
+        })
+        .map(|e| e.path())
+        .collect();
+    found.sort();
+    found
+}

@@ -121,6 +121,40 @@ pub struct HostedJudgeSettings {
     pub consent_at: Option<String>,
     /// What the user was told would leave the machine when they consented.
     pub consented_payload: Option<String>,
+    /// The endpoint, model and key variable the consent was given for. Consent is void when
+    /// the fields above no longer match what it covered (issue 38: a hand-edited endpoint
+    /// must not inherit the consent given for another).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub consented_to: Option<ConsentScope>,
+    /// sha256 (hex) of what the consent covered: the endpoint, model and key variable, and
+    /// the description of what is sent (`recall::answer_check::hosted::consent_digest`). The
+    /// check compares it with the settings as they are, so editing one field, or the record
+    /// above, voids the consent instead of stretching it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub consent_digest: Option<String>,
+}
+
+/// What one consent to the hosted judge covered, as `slm answer-check hosted` recorded it.
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq, Eq)]
+#[serde(default)]
+pub struct ConsentScope {
+    /// The endpoint as checked (no trailing slash).
+    pub endpoint: String,
+    pub model: String,
+    /// The name of the key's variable (never the key).
+    pub key_env: String,
+}
+
+impl HostedJudgeSettings {
+    /// Forget the consent and what it covered (the endpoint, model and variable name stay,
+    /// so consenting again is one command). True when there was a consent to forget.
+    pub fn revoke_consent(&mut self) -> bool {
+        let had = self.consent_at.take().is_some();
+        self.consented_payload = None;
+        self.consented_to = None;
+        self.consent_digest = None;
+        had
+    }
 }
 
 impl Settings {

@@ -3,14 +3,16 @@
 //! Consent to the hosted judge is a deliberate act: `hosted` prints exactly what will leave
 //! the machine, asks y/N on a terminal (refuses without one unless `--yes`), and only then
 //! records the mode, the endpoint, the model, the *name* of the key's variable and the time
-//! of consent in settings.json (written atomically, other settings kept). `off`, `auto` and
-//! `local` remove the consent. Nothing here opens the store or talks to the worker: every
-//! recall reads these settings afresh.
+//! of consent in settings.json (written atomically, other settings kept), with what the
+//! consent covered and its digest (`hosted::consent_record`): a later edit to the endpoint,
+//! model or variable is not covered, and `status` says so. `off`, `auto` and `local` remove
+//! the consent. Nothing here opens the store or talks to the worker: every recall reads these
+//! settings afresh.
 
 use super::args::{AnswerCheckCommand, AnswerCheckHostedArgs};
 use crate::output::Style;
 use crate::output::emit;
-use crate::recall::answer_check::hosted::{self, HostedJudge};
+use crate::recall::answer_check::hosted::{self, HostedError, HostedJudge};
 use crate::recall::answer_check::{self, Mode};
 use crate::settings::Settings;
 use crate::{Error, Result};
@@ -100,10 +102,13 @@ fn consent(a: AnswerCheckHostedArgs, path: &std::path::Path, style: Style) -> Re
         .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     let ac = &mut settings.answer_check;
     ac.mode = Mode::Hosted.as_str().into();
-    ac.hosted.endpoint = Some(endpoint);
+    ac.hosted.endpoint = Some(endpoint.clone());
     ac.hosted.model = Some(model.clone());
     ac.hosted.key_env = Some(a.key_env.clone());
     ac.hosted.consent_at = Some(at.clone());
+    let (scope, digest) = hosted::consent_record(&endpoint, &model, &a.key_env);
+    ac.hosted.consented_to = Some(scope);
+    ac.hosted.consent_digest = Some(digest);
     ac.hosted.consented_payload = Some(format!(
         "{} sent to {url} (model {model}); key read from ${}",
         hosted::payload_description(),
@@ -139,8 +144,7 @@ fn consent(a: AnswerCheckHostedArgs, path: &std::path::Path, style: Style) -> Re
 
 fn set_mode(mode: Mode, path: &std::path::Path, style: Style) -> Result<i32> {
     let mut settings = Settings::load(path)?;
-    let revoked = settings.answer_check.hosted.consent_at.take().is_some();
-    settings.answer_check.hosted.consented_payload = None;
+    let revoked = settings.answer_check.hosted.revoke_consent();
     settings.answer_check.mode = mode.as_str().into();
     Settings::save_answer_check(path, &settings.answer_check)?;
     emit(
@@ -174,6 +178,9 @@ fn status(path: &std::path::Path, style: Style) -> Result<i32> {
     // What a recall would use: the local judge runs on the active embedding model when its
     // manifest has an answer prompt (read here without loading the model).
     let local = answer_check::local::installed(&crate::paths::Paths::from_env(), &settings);
+    // A consent on record that does not cover the settings now (or cannot be read) is void,
+    // whatever the mode: say so rather than show it as given.
+    let checked = HostedJudge::from_settings(h);
     let (judge, state, reason): (Option<String>, &str, Option<String>) = match (mode, local) {
         (Mode::Off, _) => (None, "off", None),
         (Mode::Local, Some(name)) => (Some(name), "ready", None),
@@ -194,10 +201,10 @@ fn status(path: &std::path::Path, style: Style) -> Result<i32> {
             "unavailable",
             Some(answer_check::NO_LOCAL_JUDGE.into()),
         ),
-        (Mode::Hosted, _) => match HostedJudge::from_settings(h) {
+        (Mode::Hosted, _) => match &checked {
             Ok(j) => {
                 let key_set = std::env::var_os(j.key_env()).is_some_and(|v| !v.is_empty());
-                let name = crate::recall::answer_check::Judge::name(&j);
+                let name = crate::recall::answer_check::Judge::name(j);
                 if key_set {
                     (Some(name), "ready", None)
                 } else {
@@ -211,18 +218,25 @@ fn status(path: &std::path::Path, style: Style) -> Result<i32> {
             Err(e) => (Some("hosted".into()), "unavailable", Some(e.to_string())),
         },
     };
+    let void = match &checked {
+        Err(e @ (HostedError::NotCovered(_) | HostedError::BadConsent(_))) => Some(e.to_string()),
+        _ => None,
+    };
     let body = json!({
         "mode": mode.as_str(),
         "judge": judge,
         "state": state,
         "reason": reason,
         "budget_ms": budget.as_millis() as u64,
+        // Consent is on record and covers the endpoint, model and key variable set now.
+        "consent_valid": checked.is_ok(),
         "hosted": {
             "endpoint": h.endpoint,
             "model": h.model,
             "key_env": h.key_env,
             "consent_at": h.consent_at,
             "consented_payload": h.consented_payload,
+            "consented_to": h.consented_to,
         },
     });
     emit(style, "answer-check", body, || {
@@ -237,6 +251,10 @@ fn status(path: &std::path::Path, style: Style) -> Result<i32> {
             budget.as_millis()
         );
         match (&h.consent_at, &h.consented_payload) {
+            (Some(at), _) if void.is_some() => s.push_str(&format!(
+                "consent: given {at}, void now: {}",
+                void.as_deref().unwrap_or_default()
+            )),
             (Some(at), Some(p)) => s.push_str(&format!("consent: given {at}: {p}")),
             (Some(at), None) => s.push_str(&format!("consent: given {at}")),
             _ => s.push_str("consent: none recorded (nothing is sent to a hosted judge)"),

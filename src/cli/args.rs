@@ -166,6 +166,10 @@ pub struct ImportArgs {
     /// Markdown: print what would be created, changed and superseded; write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Markdown: follow symbolic links (files and folders) whose target is inside the folder;
+    /// without it links are skipped, and no link is ever followed out of the folder.
+    #[arg(long)]
+    pub follow_links: bool,
     /// Import the good lines and report the bad ones (default: any bad line imports nothing).
     #[arg(long)]
     pub skip_bad: bool,

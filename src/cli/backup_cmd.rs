@@ -3,6 +3,7 @@
 use super::args::{BackupArgs, GlobalArgs, RestoreArgs};
 use crate::engine::{Engine, ModelMode, OpenOptions};
 use crate::lock::{WRITE_WAIT, WriteLock};
+use crate::worker::server::STARTUP_LOCK_WAIT;
 use crate::output::Style;
 use crate::output::emit;
 use crate::paths::Paths;
@@ -114,24 +115,27 @@ pub fn restore(a: RestoreArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
         )?;
         return Ok(0);
     }
+    // One fenced operation (issue 38). First the start-up lock: a worker that is loading
+    // holds it until it listens, so taking it waits for that worker (which is then stopped
+    // below), and while it is held no new worker can start on the store being swapped.
+    let files = crate::worker::runtime_dir::WorkerFiles::for_paths(&paths)?;
+    let _no_new_worker = WriteLock::acquire(&files.startup_lock, STARTUP_LOCK_WAIT).map_err(|_| {
+        Error::WriteBusy {
+            message: "a worker has been starting for a minute; nothing was changed. Try again, or `slm worker stop` first.".into(),
+            retry_after_s: 5,
+        }
+    })?;
     let stopped = crate::worker::client::stop(&paths)?;
-    let moved = {
-        // No writer may commit into the store while it is swapped.
+    let (moved, restored) = {
+        // No writer may commit into the store while it is swapped. Anyone still holding the
+        // old store learns of the swap when they next take this lease (`engine/fence.rs`)
+        // and writes nothing.
         let _lease = WriteLock::acquire(&paths.write_lock(), WRITE_WAIT)?;
-        backup::put_in_place(&paths, &v, &aside)?
+        let moved = backup::put_in_place(&paths, &v, &aside)?;
+        // Counted before anyone else may write: what this restore put in place.
+        let restored = crate::store::Store::open_reader(&paths.store())?.count()?;
+        (moved, restored)
     };
-    // A worker some other command started while the store was being swapped may have opened
-    // the store that is now aside (it waited for the lease after opening): stop it too.
-    if crate::worker::client::status(&paths)
-        .ok()
-        .flatten()
-        .is_some()
-    {
-        crate::worker::client::stop(&paths)?;
-    }
-    // Opening rebuilds both indexes from the restored store (progress bars on a terminal).
-    let engine = Engine::open(paths.clone(), OpenOptions::model(ModelMode::Load))?;
-    let restored = engine.count()?;
     if restored != v.manifest.memories {
         return Err(Error::Other(format!(
             "the restored store holds {restored} memories, not {}; the store before is at {}",
@@ -139,6 +143,9 @@ pub fn restore(a: RestoreArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
             aside.display()
         )));
     }
+    // Opening rebuilds both indexes from the restored store (progress bars on a terminal);
+    // others may write to it from here on, which is theirs to report.
+    let engine = Engine::open(paths.clone(), OpenOptions::model(ModelMode::Load))?;
     let bm25 = engine.bm25_health();
     let vectors = engine.vector_health();
     let pending = engine.pending_embeddings()?;

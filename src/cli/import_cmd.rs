@@ -1,8 +1,9 @@
 //! `slm import`: JSON Lines (the format `slm export` writes) or a folder of notes.
 //!
 //! Both read their input here, resolve it into requests (`RememberBatch` and
-//! `SupersedeKeys` for JSON Lines, one `ImportNotes` per notes file) and send them through a
-//! [`Target`]: the warm worker when it runs, one engine in this process otherwise.
+//! `SupersedeKeys` for JSON Lines, one `ImportNotes` per notes file as the walk meets it, then
+//! one sweep for the files gone) and send them through a [`Target`]: the warm worker when it
+//! runs, one engine in this process otherwise.
 
 use super::args::{GlobalArgs, ImportArgs, ImportFormat};
 use super::read_stdin;
@@ -40,6 +41,12 @@ pub fn import(a: ImportArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
         }
         return import_notes(a, g, style);
     }
+    if a.follow_links {
+        return Err(Error::Usage(
+            "--follow-links is for notes (--format markdown): a JSON Lines file is read as it is"
+                .into(),
+        ));
+    }
     if a.dry_run {
         return Err(Error::Usage(
             "--dry-run is for notes (--format markdown); a JSON Lines import is resumable, so run it".into(),
@@ -52,6 +59,25 @@ pub fn import(a: ImportArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
         )));
     }
     import_lines(a, g, style)
+}
+
+/// An import that failed after `done` of `total` lines were saved says so: an error must
+/// say what was written. A restore that replaced the store part way kept those lines in
+/// the store it moved aside; running the import again puts every line in the restored one
+/// (lines already there are recognised, not duplicated).
+fn stopped_part_way(e: Error, done: usize, total: usize) -> Error {
+    if done == 0 {
+        return e;
+    }
+    match e {
+        Error::StoreReplaced => Error::Other(format!(
+            "the store was replaced by `slm restore` after {done} of {total} lines were imported: those {done} are in the store the restore kept aside (store.db.before-restore-*), the other {} were not written. Run the import again to put them all in the restored store",
+            total - done
+        )),
+        e => Error::Other(format!(
+            "{e}; the first {done} of {total} lines were saved before this, the rest were not (running the import again finishes it without duplicating them)"
+        )),
+    }
 }
 
 fn run(target: &Target, op: Op) -> Result<serde_json::Value> {
@@ -124,7 +150,8 @@ fn import_lines(a: ImportArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
         }
         let chunk = &good[start..end];
         let memories = chunk.iter().map(|(_, p)| p.memory.clone()).collect();
-        let body = run(&target, Op::RememberBatch { memories })?;
+        let body = run(&target, Op::RememberBatch { memories })
+            .map_err(|e| stopped_part_way(e, start, good.len()))?;
         let res: Vec<Remembered> = decode(body["results"].clone())?;
         if a.print_ids {
             let s: String = chunk
@@ -214,9 +241,59 @@ fn import_lines(a: ImportArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
     Ok(0)
 }
 
+/// Planned memories an import report lists at most (created and changed, over all files);
+/// past it the report gives counts only, so a report's size does not grow with the folder's
+/// (300 files of 1 MB are ~250,000 paragraphs). Ten thousand lines is more than a person
+/// reads; the counts stay exact.
+const MAX_LISTED: usize = 10_000;
+/// Ids a person is shown per file gone (the JSON lists them all).
+const MAX_IDS_SHOWN: usize = 50;
+
+/// What a notes import did, gathered file by file as the files are imported.
+#[derive(Default)]
+struct NotesReport {
+    files: usize,
+    created: usize,
+    changed: usize,
+    unchanged: usize,
+    gone: usize,
+    superseded: Vec<i64>,
+    /// Per file, with its planned memories while fewer than MAX_LISTED are listed.
+    outcomes: Vec<Outcome>,
+    listed: usize,
+    truncated: bool,
+    files_gone: Vec<notes::GoneFile>,
+    skipped: Vec<Skipped>,
+    warnings: Vec<String>,
+}
+
+impl NotesReport {
+    fn add(&mut self, mut o: Outcome) {
+        self.files += 1;
+        self.created += o.created.len();
+        self.changed += o.changed.len();
+        self.unchanged += o.unchanged;
+        self.gone += o.gone.len();
+        let n = o.created.len() + o.changed.len();
+        if self.listed + n > MAX_LISTED {
+            self.truncated = true;
+            o.created.clear();
+            o.changed.clear();
+        } else {
+            self.listed += n;
+            self.superseded
+                .extend(o.changed.iter().filter_map(|c| c.supersedes));
+        }
+        if o.created.is_empty() && o.changed.is_empty() && o.gone.is_empty() {
+            return; // nothing to say about this file
+        }
+        self.outcomes.push(o);
+    }
+}
+
 fn import_notes(a: ImportArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
     let now = crate::Clock::from_env()?.now();
-    let (found, mut skipped) = notes::collect(&a.file)?;
+    let root = notes::open_root(&a.file)?;
     let paths = Paths::from_env();
     let model = if a.dry_run {
         ModelMode::Skip
@@ -224,26 +301,42 @@ fn import_notes(a: ImportArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
         ModelMode::Load
     };
     let target = Target::connect(&paths, Mode::resolve(g.no_worker)?, model)?;
-    let pb = crate::progress::bar(found.len() as u64, "files");
-    let mut outcomes: Vec<Outcome> = Vec::new();
-    let mut warnings: Vec<String> = Vec::new();
-    let mut files = 0usize;
-    for f in found {
+    let pb = crate::progress::bar(0, "files");
+    let mut r = NotesReport::default();
+    // File by file: walk, read, split and send one file, then the next (nothing of a file
+    // is kept past its request but what the report lists).
+    root.walk(a.follow_links, &mut |entry| {
+        let found = match entry {
+            notes::Entry::Skipped(s) => {
+                r.skipped.push(s);
+                return Ok(());
+            }
+            notes::Entry::File(f) => f,
+        };
+        pb.inc_length(1);
         pb.inc(1);
-        let (front, chunks) = notes::split(&f.text);
-        let path = f.path.display().to_string();
+        let path = found.path.display().to_string();
+        let (text, modified_ms) = match notes::read(&found.path) {
+            Ok(t) => t,
+            Err(reason) => {
+                r.skipped.push(Skipped { path, reason });
+                return Ok(());
+            }
+        };
+        let (front, chunks) = notes::split(&text);
+        drop(text);
         if chunks.is_empty() {
-            skipped.push(Skipped {
+            r.skipped.push(Skipped {
                 path,
                 reason: "no paragraphs in it".into(),
             });
-            continue;
+            return Ok(());
         }
         let event_at = match front.date.as_deref() {
             Some(d) => match crate::timeparse::parse_point(d, now) {
                 Ok(t) => Some(t.timestamp_millis()),
                 Err(e) => {
-                    warnings.push(format!(
+                    r.warnings.push(format!(
                         "{path}: front matter date {d:?} not understood ({e}); the file's modification time is used"
                     ));
                     None
@@ -251,9 +344,9 @@ fn import_notes(a: ImportArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
             },
             None => None,
         }
-        .or(f.modified_ms)
+        .or(modified_ms)
         .unwrap_or_else(|| now.timestamp_millis());
-        let mut tags = f.tags.clone();
+        let mut tags = found.tags;
         for t in front.tags {
             if !tags.contains(&t) {
                 tags.push(t);
@@ -265,6 +358,7 @@ fn import_notes(a: ImportArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
             tags,
             event_at,
             chunks,
+            sweep: false,
         };
         let body = run(
             &target,
@@ -273,80 +367,154 @@ fn import_notes(a: ImportArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
                 dry_run: a.dry_run,
             },
         )
-        .map_err(|e| {
-            Error::Other(format!(
-                "stopped at {path}: {e}. The files before it are imported; running the same import again continues (nothing is stored twice)"
-            ))
-        })?;
-        outcomes.push(decode(body)?);
-        files += 1;
-    }
+        .map_err(|e| stopped_at(&path, e))?;
+        r.add(decode(body)?);
+        Ok(())
+    })?;
     pb.finish_and_clear();
-    let created: usize = outcomes.iter().map(|o| o.created.len()).sum();
-    let changed: usize = outcomes.iter().map(|o| o.changed.len()).sum();
-    let unchanged: usize = outcomes.iter().map(|o| o.unchanged).sum();
-    let gone: usize = outcomes.iter().map(|o| o.gone.len()).sum();
-    let superseded: Vec<i64> = outcomes
-        .iter()
-        .flat_map(|o| o.changed.iter().filter_map(|c| c.supersedes))
-        .collect();
+    if root.is_folder {
+        let folder = root.path.display().to_string();
+        let sweep = NotesFile {
+            profile: g.profile.clone(),
+            path: folder.clone(),
+            tags: Vec::new(),
+            event_at: 0,
+            chunks: Vec::new(),
+            sweep: true,
+        };
+        // The files are imported by now: a failed check is a warning, not a failed import.
+        let swept = run(
+            &target,
+            Op::ImportNotes {
+                file: sweep,
+                dry_run: a.dry_run,
+            },
+        )
+        .and_then(decode::<Outcome>);
+        match swept {
+            Ok(o) => {
+                r.gone += o.files_gone.iter().map(|f| f.ids.len()).sum::<usize>();
+                r.files_gone = o.files_gone;
+            }
+            Err(e) => r.warnings.push(format!(
+                "the files gone since an earlier import of {folder} were not looked for: {e}"
+            )),
+        }
+    }
     let body = json!({
         "format": "markdown",
         "dry_run": a.dry_run,
-        "files": files,
-        "created": created,
-        "changed": changed,
-        "unchanged": unchanged,
-        "superseded": superseded,
-        "no_longer_in_files": gone,
-        "skipped": skipped,
-        "warnings": warnings,
-        "outcomes": outcomes,
+        "files": r.files,
+        "created": r.created,
+        "changed": r.changed,
+        "unchanged": r.unchanged,
+        "superseded": r.superseded,
+        "no_longer_in_files": r.gone,
+        "files_gone": r.files_gone,
+        "skipped": r.skipped,
+        "warnings": r.warnings,
+        "outcomes": r.outcomes,
+        "outcomes_truncated": r.truncated,
         "served_by": target.served_by(),
     });
     emit(style, "import", body, || {
-        let verb = if a.dry_run { "would create" } else { "created" };
-        let mut s = String::new();
-        if a.dry_run {
-            for o in &outcomes {
-                for c in &o.created {
-                    s.push_str(&format!(
-                        "+ {}:{}  {}\n",
-                        o.path,
-                        c.line,
-                        style.text(&c.preview)
-                    ));
-                }
-                for c in &o.changed {
-                    s.push_str(&format!(
-                        "~ {}:{}  {}  (supersedes {})\n",
-                        o.path,
-                        c.line,
-                        style.text(&c.preview),
-                        c.supersedes.unwrap_or_default()
-                    ));
-                }
-            }
-        }
-        s.push_str(&format!(
-            "{files} files: {verb} {created} memories, {} {changed} changed paragraphs (superseding their old memories), {unchanged} unchanged",
-            if a.dry_run { "would store" } else { "stored" }
-        ));
-        if gone > 0 {
-            s.push_str(&format!(
-                "\n{gone} memories from an earlier import are no longer in their files (kept; `slm forget` removes them)"
-            ));
-        }
-        if !skipped.is_empty() {
-            s.push_str(&format!("\nskipped {} files:", skipped.len()));
-            for k in &skipped {
-                s.push_str(&format!("\n  {}: {}", k.path, k.reason));
-            }
-        }
-        for w in &warnings {
-            s.push_str(&format!("\nnote: {w}"));
-        }
-        s
+        human_notes_report(&r, a.dry_run, style)
     })?;
     Ok(0)
+}
+
+/// A failed request names the file it stopped at and how to go on.
+fn stopped_at(path: &str, e: Error) -> Error {
+    Error::Other(format!(
+        "stopped at {path}: {e}. The files before it are imported; running the same import again continues (nothing is stored twice)"
+    ))
+}
+
+fn human_notes_report(r: &NotesReport, dry_run: bool, style: Style) -> String {
+    let verb = if dry_run { "would create" } else { "created" };
+    let mut s = String::new();
+    if dry_run {
+        for o in &r.outcomes {
+            for c in &o.created {
+                s.push_str(&format!(
+                    "+ {}:{}  {}\n",
+                    style.text(&o.path),
+                    c.line,
+                    style.text(&c.preview)
+                ));
+            }
+            for c in &o.changed {
+                s.push_str(&format!(
+                    "~ {}:{}  {}  (supersedes {})\n",
+                    style.text(&o.path),
+                    c.line,
+                    style.text(&c.preview),
+                    c.supersedes.unwrap_or_default()
+                ));
+            }
+        }
+        if r.truncated {
+            s.push_str(&format!(
+                "… the first {MAX_LISTED} are listed; the counts below are all of them\n"
+            ));
+        }
+    }
+    s.push_str(&format!(
+        "{} files: {verb} {} memories, {} {} changed paragraphs (superseding their old memories), {} unchanged",
+        r.files,
+        r.created,
+        if dry_run { "would store" } else { "stored" },
+        r.changed,
+        r.unchanged
+    ));
+    let in_files: Vec<&Outcome> = r.outcomes.iter().filter(|o| !o.gone.is_empty()).collect();
+    if r.gone > 0 {
+        s.push_str(&format!(
+            "\n{} memories from an earlier import are no longer in their files (kept; `slm delete ID…` removes them):",
+            r.gone
+        ));
+        for o in &in_files {
+            s.push_str(&format!(
+                "\n  {} (paragraphs no longer in it): {}",
+                style.text(&o.path),
+                delete_hint(&o.gone)
+            ));
+        }
+        for f in &r.files_gone {
+            s.push_str(&format!(
+                "\n  {} (the file is gone): {}",
+                style.text(&f.path),
+                delete_hint(&f.ids)
+            ));
+        }
+    }
+    if !r.skipped.is_empty() {
+        s.push_str(&format!("\nskipped {} files:", r.skipped.len()));
+        for k in &r.skipped {
+            s.push_str(&format!(
+                "\n  {}: {}",
+                style.text(&k.path),
+                style.text(&k.reason)
+            ));
+        }
+    }
+    for w in &r.warnings {
+        s.push_str(&format!("\nnote: {}", style.text(w)));
+    }
+    s
+}
+
+/// `slm delete 3 4 5` for a list of ids (the first MAX_IDS_SHOWN, then how many more).
+fn delete_hint(ids: &[i64]) -> String {
+    let shown: Vec<String> = ids
+        .iter()
+        .take(MAX_IDS_SHOWN)
+        .map(|i| i.to_string())
+        .collect();
+    let more = ids.len().saturating_sub(MAX_IDS_SHOWN);
+    let mut s = format!("{} memories, `slm delete {}`", ids.len(), shown.join(" "));
+    if more > 0 {
+        s.push_str(&format!(" (and {more} more ids: see --json)"));
+    }
+    s
 }

@@ -32,13 +32,18 @@ pub fn run() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
-            let code = if e.use_stderr() {
-                crate::error::EXIT_USAGE
+            if !e.use_stderr() {
+                // Help and version, as clap prints them.
+                let _ = e.print();
+                return 0;
+            }
+            let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+            if json_asked(&argv) {
+                let _ = output::print_json(&usage_error_json(&e, &argv));
             } else {
-                0
-            };
-            let _ = e.print();
-            return code;
+                let _ = e.print();
+            }
+            return crate::error::EXIT_USAGE;
         }
     };
     let style = Style::resolve(cli.global.color, cli.global.json);
@@ -60,6 +65,61 @@ pub fn run() -> i32 {
             e.exit_code()
         }
     }
+}
+
+/// `--json` among the flags (before a `--`, after which everything is a value), for a command
+/// line clap refused: its usage error must then be the one JSON object on stdout too.
+fn json_asked(argv: &[std::ffi::OsString]) -> bool {
+    argv.iter()
+        .skip(1)
+        .take_while(|a| *a != "--")
+        .any(|a| a == "--json")
+}
+
+/// A usage error clap found, as `--json` prints every error: `{"schema_version", "command",
+/// "error": {"code": "USAGE", "message", "hint", "retryable": false}}`. The message is clap's
+/// first paragraph in one line; the hint is the rest of what it said (a tip, the usage line)
+/// and where the flags are listed.
+fn usage_error_json(e: &clap::Error, argv: &[std::ffi::OsString]) -> serde_json::Value {
+    let cmd = Cli::command();
+    let name = argv
+        .iter()
+        .skip(1)
+        .take_while(|a| *a != "--")
+        .filter_map(|a| a.to_str())
+        .find_map(|a| {
+            cmd.get_subcommands()
+                .find(|s| s.get_name() == a || s.get_all_aliases().any(|x| x == a))
+                .map(|s| s.get_name().to_string())
+        });
+    // clap's text without colour: "error: <what>\n\n<tip>\n\nUsage: …\n\nFor more information…".
+    let text = e.render().to_string();
+    let mut paragraphs = text
+        .split("\n\n")
+        .map(|p| p.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|p| !p.is_empty() && !p.starts_with("For more information"));
+    let message = match e.kind() {
+        clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            "a command is needed".to_string()
+        }
+        _ => paragraphs
+            .next()
+            .map(|p| p.strip_prefix("error: ").unwrap_or(p.as_str()).to_string())
+            .unwrap_or_else(|| "the command line could not be read".into()),
+    };
+    let help = match &name {
+        Some(n) => format!("`slm {n} --help` lists its flags"),
+        None => "`slm --help` lists the commands".to_string(),
+    };
+    let mut hint: Vec<String> = match e.kind() {
+        clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => Vec::new(),
+        _ => paragraphs.collect(),
+    };
+    hint.push(help);
+    let err = Error::Usage(message);
+    let mut v = output::error_json(name.as_deref().unwrap_or("slm"), &err);
+    v["error"]["hint"] = hint.join("; ").into();
+    v
 }
 
 fn command_name(c: &Command) -> &'static str {

@@ -7,7 +7,7 @@
 
 use super::Engine;
 use crate::Result;
-use crate::lock::{WRITE_WAIT, WriteLock};
+use crate::lock::WRITE_WAIT;
 use crate::store::recall_log::{LoggedRecall, RECALL_LOG_TTL_MS, RECENT_RECALLS};
 use crate::store::{FeedbackRow, ForgetCounts, Writer};
 use std::sync::Arc;
@@ -68,7 +68,7 @@ impl Engine {
     /// writer lease.
     pub fn write_feedback<T>(&self, f: impl FnOnce(&Writer<'_>) -> Result<T>) -> Result<T> {
         self.writable()?;
-        let _lease = WriteLock::acquire(&self.paths.write_lock(), WRITE_WAIT)?;
+        let _lease = self.lease(WRITE_WAIT)?;
         self.store()?.write(f)
     }
 
@@ -99,7 +99,7 @@ impl Engine {
             return Ok(0);
         }
         let cutoff = self.clock.now_ms() - RECALL_LOG_TTL_MS;
-        let _lease = WriteLock::acquire(&self.paths.write_lock(), FLUSH_WAIT)?;
+        let _lease = self.lease(FLUSH_WAIT)?;
         let mut store = self.store()?;
         store.write(|w| {
             let mut n = 0;

@@ -24,7 +24,7 @@ use crate::lock::{WRITE_WAIT, WriteLock};
 use crate::paths::Paths;
 use crate::settings::Settings;
 use crate::store::{MetaRow, NoWrites, Store};
-use crate::{Clock, Result};
+use crate::{Clock, Error, Result};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockWriteGuard};
 
@@ -32,6 +32,7 @@ mod after_commit;
 mod baselines;
 mod embedding;
 mod feedback;
+mod fence;
 mod open_index;
 mod reads;
 mod sync;
@@ -129,8 +130,25 @@ pub struct Engine {
     readers: Mutex<Vec<Store>>,
 }
 
+/// How many times opening starts over when a restore swapped the store while it opened.
+/// A restore takes seconds and holds the writer lease throughout; one more try waits for
+/// it. Chosen, not measured.
+const OPEN_TRIES: usize = 3;
+
 impl Engine {
+    /// Open the engine over the data dir in `paths`. When a restore swapped the store while
+    /// this open was under way (see `fence.rs`), it starts over on the restored store.
     pub fn open(paths: Paths, opts: OpenOptions) -> Result<Engine> {
+        let mut tries = 1;
+        loop {
+            match Engine::open_once(paths.clone(), opts) {
+                Err(Error::StoreReplaced) if tries < OPEN_TRIES => tries += 1,
+                r => return r,
+            }
+        }
+    }
+
+    fn open_once(paths: Paths, opts: OpenOptions) -> Result<Engine> {
         let settings = Settings::load(&paths.settings())?;
         let clock = Clock::from_env()?;
         crate::store::refuse_lost_store(&paths.store(), &paths.index_dir())?;
@@ -179,6 +197,10 @@ impl Engine {
         } else {
             WriteLock::try_acquire(&paths.write_lock())?
         };
+        if lease.is_some() && store.replaced() {
+            // Opened just before a restore swapped the store: never write into the old one.
+            return Err(Error::StoreReplaced);
+        }
         let (bm25, bm25_health) = open_bm25(
             &paths,
             &store,

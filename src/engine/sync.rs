@@ -9,7 +9,7 @@ use crate::index::IndexHealth;
 use crate::index::bm25::Bm25;
 use crate::index::meta::MetaMap;
 use crate::index::vector::Vectors;
-use crate::lock::{WRITE_WAIT, WriteLock};
+use crate::lock::WRITE_WAIT;
 use crate::store::{Change, ChangeOp, ListFilter, Store};
 use std::sync::atomic::Ordering;
 
@@ -108,7 +108,7 @@ impl Engine {
         if generation <= self.seen_seq.load(Ordering::SeqCst) {
             return Ok(false);
         }
-        let Some(_lease) = WriteLock::try_acquire(&self.paths.write_lock())? else {
+        let Some(_lease) = self.try_lease()? else {
             return Ok(false);
         };
         self.forget_baseline_sample();
@@ -128,7 +128,7 @@ impl Engine {
         if self.pending_embeddings()? == 0 && !self.baselines_stale()? && !self.passages_wait()? {
             return Ok(0);
         }
-        let Some(_lease) = WriteLock::try_acquire(&self.paths.write_lock())? else {
+        let Some(_lease) = self.try_lease()? else {
             return Ok(0);
         };
         self.apply_changes()?;
@@ -252,7 +252,7 @@ impl Engine {
     /// Throw the indexes away and build them again from the store.
     pub fn reindex(&self) -> Result<(u64, usize)> {
         self.writable()?;
-        let _lease = WriteLock::acquire(&self.paths.write_lock(), WRITE_WAIT)?;
+        let _lease = self.lease(WRITE_WAIT)?;
         let store = self.store()?;
         let n = store.count()? as u64;
         {

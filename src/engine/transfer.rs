@@ -5,7 +5,7 @@
 
 use super::Engine;
 use crate::Result;
-use crate::lock::{WRITE_WAIT, WriteLock};
+use crate::lock::WRITE_WAIT;
 use serde::{Deserialize, Serialize};
 
 /// "The memory stored under `new_key` corrects the one under `old_ref`", within a profile.
@@ -36,7 +36,7 @@ impl Engine {
     pub fn supersede_by_keys(&self, links: &[KeyLink]) -> Result<LinkReport> {
         self.writable()?;
         let now = self.clock.now_ms();
-        let _lease = WriteLock::acquire(&self.paths.write_lock(), WRITE_WAIT)?;
+        let _lease = self.lease(WRITE_WAIT)?;
         let report = self.store()?.write(|w| {
             let mut r = LinkReport::default();
             for l in links {
@@ -72,7 +72,7 @@ impl Engine {
             return Ok(());
         }
         self.writable()?;
-        let _lease = WriteLock::acquire(&self.paths.write_lock(), WRITE_WAIT)?;
+        let _lease = self.lease(WRITE_WAIT)?;
         self.store()?.write(|w| {
             for (id, o) in rows {
                 w.set_origin(*id, Some(o))?;

@@ -3,7 +3,7 @@
 //! reported, never returned: the write stands.
 
 use super::{Engine, Remembered};
-use crate::lock::{WRITE_WAIT, WriteLock};
+use crate::lock::WRITE_WAIT;
 use crate::memory::{self, Kind, Memory, MemoryPatch, NewMemory};
 use crate::{Error, Result, text};
 
@@ -37,7 +37,7 @@ impl Engine {
                 (text::entities(&m.text), bk)
             })
             .collect();
-        let _lease = WriteLock::acquire(&self.paths.write_lock(), WRITE_WAIT)?;
+        let _lease = self.lease(WRITE_WAIT)?;
         let mut results = {
             let mut store = self.store()?;
             store.write(|w| {
@@ -91,7 +91,7 @@ impl Engine {
         self.writable()?;
         let ents = patch.text.as_deref().map(text::entities);
         let bk = patch.text.as_deref().map(text::bookkeeping_reason);
-        let _lease = WriteLock::acquire(&self.paths.write_lock(), WRITE_WAIT)?;
+        let _lease = self.lease(WRITE_WAIT)?;
         {
             let mut store = self.store()?;
             store.write(|w| w.update(id, &patch, now, ents.as_deref(), bk))?;
@@ -113,7 +113,7 @@ impl Engine {
 
     pub fn delete(&self, ids: &[i64]) -> Result<usize> {
         self.writable()?;
-        let _lease = WriteLock::acquire(&self.paths.write_lock(), WRITE_WAIT)?;
+        let _lease = self.lease(WRITE_WAIT)?;
         let n = {
             let mut store = self.store()?;
             store.write(|w| {

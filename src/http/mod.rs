@@ -235,7 +235,7 @@ fn error_response(e: &Error) -> (u16, Value, Option<u64>) {
     let re = RemoteError::from(e);
     let status = match re.code.as_str() {
         "USAGE" | "BAD_INPUT" => 400,
-        "RECALL_BUSY" => 503,
+        "RECALL_BUSY" | "WRITE_BUSY" | "STORE_REPLACED" => 503,
         "NOT_FOUND" => 404,
         _ => 500,
     };

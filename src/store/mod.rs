@@ -13,6 +13,7 @@ mod graph;
 mod guard;
 mod memories;
 mod open;
+pub use open::FileId;
 mod passages;
 pub mod recall_log;
 pub mod schema;
@@ -44,6 +45,9 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    /// The file this connection opened (see [`FileId`]); `None` for connections that never
+    /// write (readers), which have nothing to fence.
+    file: Option<FileId>,
 }
 
 /// Writes inside one transaction (see [`Store::write`]).

@@ -9,7 +9,63 @@ use super::{BUSY_TIMEOUT, Store, schema};
 use crate::error::is_damaged;
 use crate::{Error, Result};
 
+/// Which file a connection has open: device and inode. `slm restore` renames the store
+/// aside and puts another file in its place; a process that opened the old one keeps
+/// writing into it through its open handle, unseen by everyone else (issue 38: the
+/// memories written by a starting worker or a racing import after a restore were only in
+/// the file kept aside). Every write checks, under the writer lease, that the store's path
+/// still names the file it opened ([`Store::replaced`]); the restore swaps files while it
+/// holds that lease, so the check cannot miss a swap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileId {
+    dev: u64,
+    ino: u64,
+}
+
+impl FileId {
+    /// The file `path` names now, if any.
+    pub fn of(path: &Path) -> Option<FileId> {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).ok().map(|m| FileId {
+            dev: m.dev(),
+            ino: m.ino(),
+        })
+    }
+}
+
+/// How many times opening tries again when the store's file changed under it (a restore
+/// swapping files at that very moment). One retry is enough for one swap; three for luck.
+const OPEN_TRIES: usize = 3;
+
+/// Open the store's file and learn which file that is. The path is looked at before and
+/// after opening: when both name the same file, that file is the one the connection has
+/// (a swap in between would show as a difference, and the open is done again).
+fn open_pinned(path: &Path, dir: &Path) -> Result<(Connection, FileId)> {
+    for _ in 0..OPEN_TRIES {
+        let before = FileId::of(path);
+        let conn = Connection::open(path).map_err(|e| map_open_error(e, dir))?;
+        let after = FileId::of(path);
+        match (before, after) {
+            (Some(b), Some(a)) if a == b => return Ok((conn, a)),
+            // A file made by this very open (a fresh store): nothing could swap it yet
+            // without the writer lease, and the first write checks anyway.
+            (None, Some(a)) => return Ok((conn, a)),
+            _ => continue,
+        }
+    }
+    Err(Error::StoreReplaced)
+}
+
 impl Store {
+    /// Whether the store's path names another file than the one this connection writes
+    /// to (a restore put another store in place). Connections that never write say no.
+    pub fn replaced(&self) -> bool {
+        match self.file {
+            Some(f) => FileId::of(&self.path) != Some(f),
+            None => false,
+        }
+    }
+
     /// Open (creating if needed) the store for reading and writing, migrating it forward.
     pub fn open(path: &Path) -> Result<Store> {
         let dir = path.parent().unwrap_or(Path::new("."));
@@ -20,7 +76,7 @@ impl Store {
             _ => Error::io(format!("creating {}", dir.display()), e),
         })?;
         check_writable(dir)?;
-        let conn = Connection::open(path).map_err(|e| map_open_error(e, dir))?;
+        let (conn, file) = open_pinned(path, dir)?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(|e| map_open_error(e, dir))?;
@@ -29,6 +85,7 @@ impl Store {
         let mut store = Store {
             conn,
             path: path.to_path_buf(),
+            file: Some(file),
         };
         store.migrate()?;
         Ok(store)
@@ -46,6 +103,7 @@ impl Store {
         let store = Store {
             conn,
             path: path.to_path_buf(),
+            file: None,
         };
         let v = store.user_version()?;
         if v > schema::latest() {
@@ -81,6 +139,7 @@ impl Store {
                 let store = Store {
                     conn,
                     path: path.to_path_buf(),
+                    file: None,
                 };
                 let v = store.user_version()?;
                 Ok((store, v))

@@ -21,8 +21,6 @@ use crate::store::schema;
 use crate::{Error, Result};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use serde::{Deserialize, Serialize};
-use sha2::Digest;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// What a manifest says it is.
@@ -81,27 +79,7 @@ fn parent_of(p: &Path) -> PathBuf {
     }
 }
 
-/// The sha256 of a file, hex.
-pub fn sha256_file(path: &Path) -> std::io::Result<(String, u64)> {
-    let mut f = std::fs::File::open(path)?;
-    let mut h = sha2::Sha256::new();
-    let mut buf = vec![0u8; 1 << 16];
-    let mut n = 0u64;
-    loop {
-        let k = f.read(&mut buf)?;
-        if k == 0 {
-            break;
-        }
-        n += k as u64;
-        h.update(&buf[..k]);
-    }
-    let hex = h
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect::<String>();
-    Ok((hex, n))
-}
+pub use crate::paths::sha256_file;
 
 /// Copy the store at `store` to `dest` (which must not exist). `progress(done, total)` is
 /// called in pages. Returns the manifest written beside it.
@@ -117,13 +95,21 @@ pub fn backup(
             store.display()
         )));
     }
-    for p in [dest.to_path_buf(), manifest_path(dest)] {
-        if p.exists() {
-            return Err(Error::Usage(format!(
-                "{} exists; a backup never replaces a file (pick a new name)",
-                p.display()
-            )));
-        }
+    if dest.exists() || dest.is_symlink() {
+        return Err(Error::Usage(format!(
+            "{} exists; a backup never replaces a file (pick a new name)",
+            dest.display()
+        )));
+    }
+    // A manifest whose backup file is not there is what a backup killed before its last
+    // rename leaves (see below): it describes nothing, and is replaced. Anything else at
+    // that name is the user's.
+    let mpath = manifest_path(dest);
+    if mpath.exists() && !is_our_manifest(&mpath) {
+        return Err(Error::Usage(format!(
+            "{} exists and is not a backup manifest; a backup never replaces a file (pick a new name)",
+            mpath.display()
+        )));
     }
     let dir = parent_of(dest);
     if !dir.is_dir() {
@@ -132,6 +118,7 @@ pub fn backup(
             dir.display()
         )));
     }
+    remove_dead_leftovers(dest, ".partial-");
     let tmp = sibling(dest, &format!(".partial-{}", std::process::id()));
     let result = copy_snapshot(store, &tmp, progress).and_then(|(memories, store_id)| {
         check_copy(&tmp)?;
@@ -161,14 +148,63 @@ pub fn backup(
             return Err(e);
         }
     };
-    std::fs::rename(&tmp, dest)
-        .map_err(|e| Error::io(format!("moving the backup to {}", dest.display()), e))?;
-    sync_dir(&dir);
+    // The manifest first, then the copy under its name: a backup killed in between leaves
+    // a manifest without its file, which the next backup to that name replaces (below),
+    // never a file that restore refuses and backup will not overwrite.
     let json = serde_json::to_vec_pretty(&manifest).expect("a manifest serialises");
-    crate::paths::write_atomic(&manifest_path(dest), &json)
-        .map_err(|e| Error::io(format!("writing {}", manifest_path(dest).display()), e))?;
+    let written = crate::paths::write_atomic(&manifest_path(dest), &json)
+        .map_err(|e| Error::io(format!("writing {}", manifest_path(dest).display()), e))
+        .and_then(|_| {
+            std::fs::rename(&tmp, dest)
+                .map_err(|e| Error::io(format!("moving the backup to {}", dest.display()), e))
+        });
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        let _ = std::fs::remove_file(manifest_path(dest));
+        return Err(e);
+    }
     sync_dir(&dir);
     Ok(manifest)
+}
+
+/// Whether a file is a manifest `slm backup` wrote (so it may be replaced when its backup
+/// file is missing).
+fn is_our_manifest(path: &Path) -> bool {
+    std::fs::read(path)
+        .ok()
+        .and_then(|raw| serde_json::from_slice::<Manifest>(&raw).ok())
+        .is_some_and(|m| m.kind == MANIFEST_KIND)
+}
+
+/// Remove `<target><marker><pid>` files (and their SQLite journals) left by an slm that was
+/// killed while writing them: only those whose process is gone, so a backup or restore
+/// running now keeps its own.
+pub fn remove_dead_leftovers(target: &Path, marker: &str) {
+    let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
+        return;
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let prefix = format!("{}{marker}", name.to_string_lossy());
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let n = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = n.strip_prefix(&prefix) else {
+            continue;
+        };
+        let pid = rest.strip_suffix("-journal").unwrap_or(rest);
+        let Ok(pid) = pid.parse::<i32>() else {
+            continue;
+        };
+        if !crate::paths::process_alive(pid) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
 }
 
 /// The online backup itself, inside one read transaction on the source. Returns the memory
@@ -391,6 +427,11 @@ pub fn store_files(paths: &Paths) -> Vec<(PathBuf, &'static str)> {
 pub fn put_in_place(paths: &Paths, v: &Verified, aside: &Path) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(&paths.data)
         .map_err(|e| Error::io(format!("creating {}", paths.data.display()), e))?;
+    // Copies left by a restore that was killed before its swap (the store is still here,
+    // so they were never put in place).
+    if paths.store().exists() {
+        remove_dead_leftovers(&paths.store(), ".restoring-");
+    }
     let incoming = sibling(
         &paths.store(),
         &format!(".restoring-{}", std::process::id()),

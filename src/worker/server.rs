@@ -39,6 +39,8 @@ pub const IDLE_ENV: &str = "SLM_WORKER_IDLE_S";
 pub const READY_PIPE_ENV: &str = "SLM_WORKER_READY_PIPE";
 /// Test hook: sleep this many ms before loading, as a slow model load would.
 pub const TEST_SLOW_LOAD_ENV: &str = "SLM_TEST_SLOW_LOAD_MS";
+/// Test hook: milliseconds the worker pauses after opening the store, before it listens.
+pub const TEST_OPENED_PAUSE_ENV: &str = "SLM_TEST_OPENED_PAUSE_MS";
 /// Background work waits at most this long for questions to finish (the spec: twenty seconds).
 pub const STEP_ASIDE_MAX: Duration = Duration::from_secs(20);
 /// Memories embedded per background batch: ~0.2–0.5 s of model time on 2 cores, so a
@@ -245,6 +247,11 @@ pub fn run(paths: Paths) -> Result<()> {
             no_writes: false,
         },
     )?);
+    if let Some(ms) = env_num(TEST_OPENED_PAUSE_ENV) {
+        // The store is open and the worker not listening yet: a restore now must wait for
+        // it (the start-up lock) and then stop it.
+        std::thread::sleep(Duration::from_millis(ms));
+    }
     let settings = &engine.settings.worker;
     let slots = env_num(questions::SLOTS_ENV)
         .map(|n| n as usize)
@@ -470,6 +477,13 @@ fn serve(w: &Arc<Worker>, conn: Stream, reader: u64) {
                 let _ = send(&conn, WorkerBody::ShuttingDown);
                 return;
             }
+            if w.engine.store_replaced() {
+                // A restore put another store in place: answer nothing from the old one.
+                // The client starts a new worker, which opens the restored store.
+                left_for_restore(w);
+                let _ = send(&conn, WorkerBody::ShuttingDown);
+                return;
+            }
             // Only requests keep the worker warm; a status ping does not.
             w.touch();
             let result =
@@ -481,6 +495,12 @@ fn serve(w: &Arc<Worker>, conn: Stream, reader: u64) {
                     });
             w.touch();
             let body = match result {
+                // Swapped between the check above and the write: nothing was written
+                // (the lease's fence), so the client may ask a new worker.
+                Err(Error::StoreReplaced) => {
+                    left_for_restore(w);
+                    WorkerBody::ShuttingDown
+                }
                 Ok(reply) => WorkerBody::Reply { reply },
                 Err(e) => WorkerBody::Error {
                     error: RemoteError::from(&e),
@@ -538,6 +558,17 @@ fn question_key(engine: &Engine, request: &Request) -> String {
     )
 }
 
+/// Leave because the store was restored under this worker (see `engine/fence.rs`).
+fn left_for_restore(w: &Arc<Worker>) {
+    if !w.stopping.load(Ordering::SeqCst) {
+        eprintln!(
+            "slm worker (pid {}): the store was replaced by a restore; leaving so a new worker opens it",
+            std::process::id()
+        );
+    }
+    shutdown(w);
+}
+
 fn shutdown(w: &Arc<Worker>) {
     if w.stopping.swap(true, Ordering::SeqCst) {
         return;
@@ -572,6 +603,10 @@ fn background(w: &Arc<Worker>) {
     loop {
         std::thread::sleep(BACKGROUND_PAUSE);
         if w.stopping.load(Ordering::SeqCst) {
+            return;
+        }
+        if w.engine.store_replaced() {
+            left_for_restore(w);
             return;
         }
         w.questions.step_aside(STEP_ASIDE_MAX);

@@ -7,12 +7,15 @@ mod common;
 
 mod agents;
 mod answer_check;
+mod consent;
 mod eval;
 mod foundation;
 mod layers;
+mod notes_import;
 mod ranking;
 mod recall;
 mod reliability;
 mod session;
+mod restore_fence;
 mod transfer;
 mod worker;

@@ -10,15 +10,22 @@
 //! logged, printed or put into a reason: [`scrub`] removes it from anything that could
 //! carry it back.
 //!
+//! Consent is bound to what it was given for: `slm answer-check hosted` records the endpoint,
+//! the model and the key's variable, with a digest of them and of what is sent
+//! ([`consent_digest`]). When settings.json names anything else (a hand-edited endpoint, model
+//! or variable), the consent does not cover it and nothing is sent until the user consents
+//! again (issue 38).
+//!
 //! Outcomes: a parsed verdict → `judged`; no reply within the budget → `skipped`; a refused
-//! connection, an HTTP error status (the code is reported) or a reply that is not the JSON
-//! verdict asked for → `unavailable`.
+//! connection, an HTTP error status (the code is reported), a redirect (never followed: it
+//! would send the question, the memories and the key to an address nobody consented to) or
+//! a reply that is not the JSON verdict asked for → `unavailable`.
 //!
 //! ureq (blocking, no async runtime, rustls for https) keeps this a plain function call on
 //! the recall's own thread, in the worker and in-process alike.
 
 use super::{Evidence, Judge, JudgeOutcome, Verdict};
-use crate::settings::HostedJudgeSettings;
+use crate::settings::{ConsentScope, HostedJudgeSettings};
 use serde_json::{Value, json};
 use std::time::Instant;
 
@@ -51,6 +58,12 @@ pub enum HostedError {
         "the recorded consent time {0:?} is not an RFC 3339 time; give consent again with `slm answer-check hosted`; nothing was sent"
     )]
     BadConsent(String),
+    /// The consent on record was given for another endpoint, model or key variable (or by
+    /// an slm that did not record what it covered): it does not extend to these settings.
+    #[error(
+        "the recorded consent does not cover {0}; nothing was sent. To send to what is set now, consent again: `slm answer-check hosted --endpoint URL --model M --key-env VAR`"
+    )]
+    NotCovered(String),
     #[error("settings answer_check.hosted.{0} is not set; nothing was sent")]
     Missing(&'static str),
     #[error("the endpoint {0:?} is not an http:// or https:// URL; nothing was sent")]
@@ -69,6 +82,75 @@ pub fn check_endpoint(endpoint: &str) -> Result<String, HostedError> {
     }
 }
 
+/// Bumped if the digest's input ever changes shape, so an old digest never matches by accident.
+const CONSENT_DIGEST_VERSION: &str = "slm-hosted-consent-1";
+
+/// The digest a consent records and each recall checks: sha256 over the endpoint (as
+/// [`check_endpoint`] returns it), the model, the key variable's name and
+/// [`payload_description`], each length-prefixed. Not a secret and not a signature (whoever
+/// can write settings.json can recompute it); it makes a consent void when any one of the
+/// things it covered changes, including what slm sends, instead of letting an edit to one
+/// field (or to the `consented_to` record) carry it over.
+pub fn consent_digest(endpoint: &str, model: &str, key_env: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let payload = payload_description();
+    let mut h = Sha256::new();
+    for part in [
+        CONSENT_DIGEST_VERSION,
+        endpoint,
+        model,
+        key_env,
+        payload.as_str(),
+    ] {
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part.as_bytes());
+    }
+    format!("{:x}", h.finalize())
+}
+
+/// What a consent given now for these settings records.
+pub fn consent_record(endpoint: &str, model: &str, key_env: &str) -> (ConsentScope, String) {
+    (
+        ConsentScope {
+            endpoint: endpoint.to_string(),
+            model: model.to_string(),
+            key_env: key_env.to_string(),
+        },
+        consent_digest(endpoint, model, key_env),
+    )
+}
+
+/// What the consent on record does not cover, in words, for [`HostedError::NotCovered`].
+fn not_covered(scope: Option<&ConsentScope>, endpoint: &str, model: &str, key_env: &str) -> String {
+    let Some(c) = scope else {
+        return "the settings now: it was recorded without saying which endpoint, model and key variable it covered".into();
+    };
+    let mut changed = Vec::new();
+    if c.endpoint != endpoint {
+        changed.push(format!(
+            "the endpoint {endpoint} (consent was given for {})",
+            c.endpoint
+        ));
+    }
+    if c.model != model {
+        changed.push(format!(
+            "the model {model} (consent was given for {})",
+            c.model
+        ));
+    }
+    if c.key_env != key_env {
+        changed.push(format!(
+            "the key variable ${key_env} (consent was given for ${})",
+            c.key_env
+        ));
+    }
+    if changed.is_empty() {
+        "the settings now: the consent record was changed by hand, or what slm sends has changed since it was given".into()
+    } else {
+        changed.join(", ")
+    }
+}
+
 pub struct HostedJudge {
     endpoint: String,
     model: String,
@@ -76,7 +158,8 @@ pub struct HostedJudge {
 }
 
 impl HostedJudge {
-    /// The judge the settings describe, only when consent is recorded.
+    /// The judge the settings describe, only when consent is recorded and covers the
+    /// endpoint, model and key variable set now.
     pub fn from_settings(s: &HostedJudgeSettings) -> Result<HostedJudge, HostedError> {
         let consent = s
             .consent_at
@@ -92,11 +175,21 @@ impl HostedJudge {
                 .map(str::to_string)
                 .ok_or(HostedError::Missing(name))
         };
-        Ok(HostedJudge {
+        let judge = HostedJudge {
             endpoint: check_endpoint(&need(&s.endpoint, "endpoint")?)?,
             model: need(&s.model, "model")?,
             key_env: need(&s.key_env, "key_env")?,
-        })
+        };
+        let digest = consent_digest(&judge.endpoint, &judge.model, &judge.key_env);
+        if s.consent_digest.as_deref().map(str::trim) != Some(digest.as_str()) {
+            return Err(HostedError::NotCovered(not_covered(
+                s.consented_to.as_ref(),
+                &judge.endpoint,
+                &judge.model,
+                &judge.key_env,
+            )));
+        }
+        Ok(judge)
     }
 
     pub fn url(&self) -> String {
@@ -232,6 +325,8 @@ impl Judge for HostedJudge {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .timeout_global(Some(budget))
             .http_status_as_error(false)
+            // A redirect is answered, not followed: consent covers this endpoint only.
+            .max_redirects(0)
             .build()
             .into();
         let skipped = || {
@@ -252,6 +347,12 @@ impl Judge for HostedJudge {
             Err(e) => return unavailable(format!("could not reach {}: {e}", self.url())),
         };
         let status = resp.status().as_u16();
+        if (300..400).contains(&status) {
+            return unavailable(format!(
+                "the endpoint answered HTTP {status}, a redirect; slm does not follow redirects (consent covers {} only), so nothing else was contacted",
+                self.url()
+            ));
+        }
         if !(200..300).contains(&status) {
             // The body is not reported: an error page may echo what was sent.
             return unavailable(format!("the endpoint answered HTTP {status}"));
@@ -365,6 +466,16 @@ mod tests {
             Err(HostedError::BadConsent(_))
         ));
         s.consent_at = Some("2026-12-05T10:00:00Z".into());
+        assert!(
+            matches!(
+                HostedJudge::from_settings(&s),
+                Err(HostedError::NotCovered(_))
+            ),
+            "a consent that does not say what it covered covers nothing"
+        );
+        let (scope, digest) = consent_record("http://127.0.0.1:1/v1", "m", "K");
+        s.consented_to = Some(scope);
+        s.consent_digest = Some(digest);
         let j = HostedJudge::from_settings(&s).unwrap();
         assert_eq!(j.url(), "http://127.0.0.1:1/v1/chat/completions");
         s.model = None;
@@ -374,6 +485,45 @@ mod tests {
         );
         assert!(check_endpoint("ftp://x").is_err());
         assert!(check_endpoint("https://").is_err());
+    }
+
+    #[test]
+    fn consent_covers_only_what_it_was_given_for() {
+        let (scope, digest) = consent_record("https://a.example/v1", "m1", "KEY_A");
+        let consented = HostedJudgeSettings {
+            endpoint: Some("https://a.example/v1/".into()),
+            model: Some("m1".into()),
+            key_env: Some("KEY_A".into()),
+            consent_at: Some("2026-12-05T10:00:00Z".into()),
+            consented_payload: Some("p".into()),
+            consented_to: Some(scope),
+            consent_digest: Some(digest),
+        };
+        assert!(HostedJudge::from_settings(&consented).is_ok());
+        let edits: [(&str, fn(&mut HostedJudgeSettings)); 4] = [
+            ("endpoint", |s| {
+                s.endpoint = Some("https://b.example/v1".into())
+            }),
+            ("model", |s| s.model = Some("m2".into())),
+            ("key variable", |s| s.key_env = Some("KEY_B".into())),
+            ("by hand", |s| {
+                s.endpoint = Some("https://b.example/v1".into());
+                s.consented_to.as_mut().unwrap().endpoint = "https://b.example/v1".into();
+            }),
+        ];
+        for (what, edit) in edits {
+            let mut s = consented.clone();
+            edit(&mut s);
+            match HostedJudge::from_settings(&s) {
+                Err(HostedError::NotCovered(why)) => assert!(why.contains(what), "{why}"),
+                other => panic!("{what}: {:?}", other.err()),
+            }
+        }
+        assert_ne!(
+            consent_digest("https://a.example/v1", "m1", "KEY_A"),
+            consent_digest("https://a.example/v", "1m1", "KEY_A"),
+            "the parts are length-prefixed"
+        );
     }
 
     #[test]

@@ -14,8 +14,9 @@ pub enum Step {
     Created,
 }
 
-/// Align the old memories' keys (in file order then) with the chunks' keys now (see the
-/// module doc). Returns a step per new key and the old indices left over.
+/// Align the old memories' text hashes (in file order then) with the chunks' hashes now (see
+/// the module doc: the place decides which memory a paragraph is, the text only whether it
+/// changed). Returns a step per new chunk and the old indices left over.
 pub fn plan(old: &[String], new: &[String]) -> (Vec<Step>, Vec<usize>) {
     let at_old: HashMap<&str, usize> = old
         .iter()

@@ -76,3 +76,113 @@ fn an_edited_paragraph_replaces_its_old_memory_and_nothing_else() {
         "{steps:?}"
     );
 }
+
+#[test]
+fn a_revert_takes_the_place_of_the_edit_under_a_new_key() {
+    // The file held A, then B (which superseded A); now A again: A takes B's place.
+    let (steps, gone) = plan(&keys(&["b"]), &keys(&["a"]));
+    assert_eq!(steps, vec![Step::Replaces(0)]);
+    assert!(gone.is_empty());
+    // Its key is not the key of the memory that first held A.
+    let first = chunk_key("/n/db.md", "A", None);
+    let revert = chunk_key("/n/db.md", "A", Some(4));
+    assert_ne!(first, revert);
+    let prefix = key_prefix("/n/db.md");
+    assert_eq!(
+        key_text_hash(&first, &prefix),
+        key_text_hash(&revert, &prefix)
+    );
+    assert_eq!(
+        key_text_hash(&revert, &prefix),
+        Some(text_hash("A").as_str())
+    );
+    assert_eq!(key_path(&revert), Some("/n/db.md"));
+    assert_eq!(
+        key_path(&chunk_key("/n/a#b.md", "x", None)),
+        Some("/n/a#b.md")
+    );
+}
+
+/// Walk `root`, returning (files read, skipped name → reason).
+fn walked(root: &std::path::Path, follow: bool) -> (Vec<String>, Vec<(String, String)>) {
+    let root = open_root(root).unwrap();
+    let (mut files, mut skipped) = (Vec::new(), Vec::new());
+    root.walk(follow, &mut |e| {
+        match e {
+            Entry::File(f) => files.push(f.path.display().to_string()),
+            Entry::Skipped(s) => {
+                skipped.push((s.path.rsplit('/').next().unwrap().to_string(), s.reason))
+            }
+        }
+        Ok(())
+    })
+    .unwrap();
+    (files, skipped)
+}
+
+#[test]
+fn the_walk_never_leaves_its_folder_and_never_opens_a_fifo() {
+    use std::os::unix::fs::symlink;
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("notes");
+    let out = t.path().join("outside");
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(dir.join("a.md"), "a note").unwrap();
+    std::fs::write(out.join("secret.md"), "a secret").unwrap();
+    symlink(out.join("secret.md"), dir.join("abs.md")).unwrap();
+    symlink("../../outside/secret.md", dir.join("sub").join("rel.md")).unwrap();
+    symlink("../outside", dir.join("out")).unwrap();
+    symlink("a.md", dir.join("same.md")).unwrap();
+    symlink("..", dir.join("sub").join("up")).unwrap();
+    symlink("nothing.md", dir.join("dangling.md")).unwrap();
+    let fifo = dir.join("pipe.md");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+
+    let (files, skipped) = walked(&dir, false);
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert!(files[0].ends_with("/notes/a.md"));
+    let reason = |n: &str| {
+        skipped
+            .iter()
+            .find(|(k, _)| k == n)
+            .map(|(_, r)| r.clone())
+            .unwrap_or_else(|| panic!("{n} not skipped: {skipped:?}"))
+    };
+    for n in ["abs.md", "rel.md", "out", "same.md", "up", "dangling.md"] {
+        assert!(reason(n).contains("--follow-links"), "{n}: {}", reason(n));
+    }
+    assert!(reason("dangling.md").contains("nothing"));
+    assert!(reason("pipe.md").contains("FIFO"));
+
+    let (files, skipped) = walked(&dir, true);
+    assert_eq!(
+        files.len(),
+        1,
+        "one note, however many links lead to it: {files:?}"
+    );
+    for n in ["abs.md", "rel.md", "out"] {
+        let r = &skipped.iter().find(|(k, _)| k == n).unwrap().1;
+        assert!(r.contains("outside the folder"), "{n}: {r}");
+    }
+    assert!(
+        skipped
+            .iter()
+            .any(|(k, r)| k == "same.md" && r.contains("same file"))
+    );
+    assert!(skipped.iter().any(|(k, r)| k == "up" && r.contains("loop")));
+
+    // Reading refuses a FIFO without waiting for a writer, and a link.
+    let e = read(&fifo).unwrap_err();
+    assert!(e.contains("FIFO"), "{e}");
+    let e = read(&dir.join("same.md")).unwrap_err();
+    assert!(e.contains("link"), "{e}");
+    assert_eq!(read(&dir.join("a.md")).unwrap().0, "a note");
+    // Named on its own, a FIFO is an error that names it.
+    let e = open_root(&fifo).unwrap_err().to_string();
+    assert!(
+        e.contains("FIFO") && e.contains("nothing was imported"),
+        "{e}"
+    );
+}
