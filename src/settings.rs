@@ -93,6 +93,10 @@ pub struct AnswerCheckSettings {
     /// judge's own default ([`LOCAL_JUDGE_BUDGET_MS`], [`HOSTED_JUDGE_BUDGET_MS`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub budget_ms: Option<u64>,
+    /// A reader (a cross-encoder directory: `model.onnx` and its four tokenizer files) that
+    /// judges instead of the embedding model (`embed::reader`); `SLM_READER_DIR` overrides.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reader_dir: Option<std::path::PathBuf>,
     pub hosted: HostedJudgeSettings,
 }
 
@@ -101,6 +105,7 @@ impl Default for AnswerCheckSettings {
         AnswerCheckSettings {
             mode: "auto".into(),
             budget_ms: None,
+            reader_dir: None,
             hosted: HostedJudgeSettings::default(),
         }
     }

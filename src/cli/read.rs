@@ -112,6 +112,7 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
         }
         None => (json!(engine.model_status()), json!(null)),
     };
+    let reader = reader_health(&engine);
     let ok = engine.embedder().is_some() && bm25.usable() && integrity == "ok" && writes_ok;
     let worker = crate::worker::client::status(&engine.paths).ok().flatten();
     let body = json!({
@@ -126,6 +127,7 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
                      "pending_passages": pending_passages },
         "model": model,
         "probe_embedding": probe,
+        "reader": reader,
         "worker": worker,
     });
     emit(style, "doctor", body.clone(), || {
@@ -216,6 +218,23 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
                 ));
             }
         }
+        s.push_str(&match reader["state"].as_str() {
+            Some("ready") => format!(
+                "{}reader     {} (the answer check's judge)\n",
+                mark(true),
+                reader["dir"].as_str().unwrap_or_default()
+            ),
+            Some("not_configured") => {
+                "    reader     none configured (settings answer_check.reader_dir; see the README)\n"
+                    .to_string()
+            }
+            _ => format!(
+                "{}reader     unavailable: {}\n           fix: {}\n",
+                mark(false),
+                reader["detail"].as_str().unwrap_or_default(),
+                reader["fix"].as_str().unwrap_or_default()
+            ),
+        });
         s.push_str(&match &worker {
             Some(w) => format!(
                 "{}worker     pid {}, version {}, up {:.0} s\n",
@@ -229,4 +248,22 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
         s.trim_end().to_string()
     })?;
     Ok(if ok { 0 } else { 1 })
+}
+
+/// The reader as doctor sees it: loaded or why not (waits for its background load).
+fn reader_health(engine: &crate::engine::Engine) -> serde_json::Value {
+    use crate::embed::reranker::State;
+    let fix = "point settings answer_check.reader_dir (or SLM_READER_DIR) at a directory with model.onnx, tokenizer.json, config.json, special_tokens_map.json and tokenizer_config.json; `scripts/setup.sh --models-only` installs one to try";
+    let dir = crate::embed::reader::configured_dir(&engine.settings);
+    let Some(slot) = engine.answer_reader() else {
+        return json!({ "state": "not_configured", "dir": dir.map(|d| d.display().to_string()) });
+    };
+    let dir = dir.map(|d| d.display().to_string());
+    crate::embed::reader::wait_loaded(slot, std::time::Duration::from_secs(30));
+    let state = slot.lock().map(|g| g.clone()).ok();
+    match state.as_deref() {
+        Some(State::Ready(_)) => json!({ "state": "ready", "name": crate::embed::reader::READER_NAME, "dir": dir }),
+        Some(State::Unavailable(why)) => json!({ "state": "unavailable", "detail": why, "dir": dir, "fix": fix }),
+        _ => json!({ "state": "unavailable", "detail": "it did not finish loading within 30 s", "dir": dir, "fix": fix }),
+    }
 }

@@ -10,6 +10,7 @@
 pub mod graph;
 pub mod manifest;
 pub mod onnx;
+pub mod reader;
 pub mod reranker;
 pub mod shared_run;
 pub mod tokenizer;

@@ -52,7 +52,9 @@ fn read(dir: &Path, name: &str) -> Result<Vec<u8>, LoadError> {
 }
 
 /// Load a cross-encoder from a directory (blocking; call it off the recall path).
-pub fn load(dir: &Path, runtime: &Path) -> Result<TextRerank, LoadError> {
+/// `max_tokens`: question and memory together are cut to this many tokens (the length the
+/// model was trained at); None is fastembed's default (512).
+pub fn load(dir: &Path, runtime: &Path, max_tokens: Option<usize>) -> Result<TextRerank, LoadError> {
     let onnx = read(dir, "model.onnx")?;
     let files = TokenizerFiles {
         tokenizer_file: read(dir, "tokenizer.json")?,
@@ -61,10 +63,11 @@ pub fn load(dir: &Path, runtime: &Path) -> Result<TextRerank, LoadError> {
         tokenizer_config_file: read(dir, "tokenizer_config.json")?,
     };
     let env = environment(runtime).map_err(LoadError::Runtime)?;
-    TextRerank::try_new_from_user_defined(
-        UserDefinedRerankingModel::new(onnx, files),
-        RerankInitOptionsUserDefined::new().with_environment(env),
-    )
+    let mut opts = RerankInitOptionsUserDefined::new().with_environment(env);
+    if let Some(n) = max_tokens {
+        opts = opts.with_max_length(n);
+    }
+    TextRerank::try_new_from_user_defined(UserDefinedRerankingModel::new(onnx, files), opts)
     .map_err(|e| LoadError::Model(e.to_string()))
 }
 
@@ -76,7 +79,7 @@ pub fn start(settings: &crate::settings::Settings, runtime: PathBuf) -> Slot {
     let slot: Slot = Arc::new(Mutex::new(Arc::new(State::Loading)));
     let s2 = slot.clone();
     std::thread::spawn(move || {
-        let st = match load(&dir, &runtime) {
+        let st = match load(&dir, &runtime, None) {
             Ok(m) => State::Ready(Mutex::new(m)),
             Err(e) => State::Unavailable(e.to_string()),
         };

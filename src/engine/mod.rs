@@ -116,6 +116,10 @@ pub struct Engine {
     read_only: Option<NoWrites>,
     /// The cross-encoder, loading in the background when one is configured.
     reranker: embed::reranker::Slot,
+    /// The reader (the answer check's judge), loading in the background when one is
+    /// configured and this engine loads models; None on the cold path, which never waits
+    /// for a model.
+    reader: Option<embed::reranker::Slot>,
     /// The last change-log seq applied to this engine's in-memory state (meta cache, vector
     /// index, BM25 reader). Another process may have moved the on-disk BM25 further; what
     /// this engine has seen is tracked here.
@@ -129,6 +133,11 @@ pub struct Engine {
     /// Read connections handed back after use (see [`Engine::reader`]).
     readers: Mutex<Vec<Store>>,
 }
+
+/// How long opening waits for the reader to finish loading (it loads in parallel with the
+/// embedding model and is usually done first; a reader that takes longer is `warming` to
+/// the questions that meet it). Chosen, not measured: above the embedding model's load.
+const READER_LOAD_WAIT: std::time::Duration = std::time::Duration::from_secs(20);
 
 /// How many times opening starts over when a restore swapped the store while it opened.
 /// A restore takes seconds and holds the writer lease throughout; one more try waits for
@@ -211,6 +220,12 @@ impl Engine {
         let seen = store.generation()?;
         let meta: HashMap<i64, MetaRow> =
             store.all_meta()?.into_iter().map(|m| (m.id, m)).collect();
+        let reader = match opts.model {
+            ModelMode::Load => {
+                embed::reader::start(&paths, &settings_for_rerank, runtime_for_rerank.clone())
+            }
+            ModelMode::Skip => None,
+        };
         let engine = Engine {
             paths,
             settings,
@@ -226,6 +241,7 @@ impl Engine {
             query_vecs: Mutex::new(HashMap::new()),
             baseline_sample: RwLock::new(None),
             read_only,
+            reader,
             reranker: embed::reranker::start(&settings_for_rerank, runtime_for_rerank),
             seen_seq: std::sync::atomic::AtomicI64::new(seen),
             store_id,
@@ -251,6 +267,11 @@ impl Engine {
         }
         engine.close_bm25_writer();
         drop(lease);
+        // The reader loaded beside the embedding model; an engine that loads models is
+        // ready when both are (a question must not meet a reader still loading).
+        if let Some(slot) = &engine.reader {
+            embed::reader::wait_loaded(slot, READER_LOAD_WAIT);
+        }
         Ok(engine)
     }
 

@@ -26,6 +26,12 @@ impl Engine {
         &self.reranker
     }
 
+    /// The reader (the answer check's judge), when one is configured and this engine loads
+    /// models.
+    pub fn answer_reader(&self) -> Option<&embed::reranker::Slot> {
+        self.reader.as_ref()
+    }
+
     pub fn model_status(&self) -> Option<&ModelStatus> {
         self.model_status.as_ref()
     }

@@ -15,6 +15,7 @@ pub mod locomo;
 pub mod notes;
 pub mod pairs;
 pub mod ranking;
+pub mod reader;
 pub mod report;
 pub mod variants;
 
@@ -214,9 +215,16 @@ fn run_locomo(a: EvalLocomoArgs, style: Style) -> Result<i32> {
     variants.extend(grid);
     let mut per_variant: Vec<Vec<QuestionOutcome>> = vec![Vec::new(); variants.len()];
     let mut threshold_used = crate::recall::tiers::SUPPORTED_AT;
+    // The reader's AUCs: the evidence against the closest non-evidence (categories 1-4), and
+    // the evidence against what an adversarial question's best-judged memory scored.
+    let mut reader_pairs = reader::Pairs::default();
+    let mut adversarial_neg: Vec<f64> = Vec::new();
     for conv in &convs {
         let store = build_store(&[conv])?;
         set_answer_check(store.dir.path(), &a.answer_check)?;
+        if let Some(slot) = store.engine.answer_reader() {
+            crate::embed::reader::wait_loaded(slot, std::time::Duration::from_secs(60));
+        }
         threshold_used = crate::recall::tiers::support_threshold(&store.engine);
         let now_ms = clock_after(&[conv]);
         let pb = crate::progress::bar(
@@ -255,6 +263,16 @@ fn run_locomo(a: EvalLocomoArgs, style: Style) -> Result<i32> {
                 let req = request(&q.question, now_ms, kmax, true);
                 let resp = crate::recall::run(&store.engine, &req)?;
                 let support_max = support_max_of(&resp);
+                if vi == 0 {
+                    let judged = reader::judged(&resp);
+                    if q.category == 5 {
+                        if let Some(p) = judged.iter().map(|(_, p)| *p).max_by(f64::total_cmp) {
+                            adversarial_neg.push(p);
+                        }
+                    } else if !gold.is_empty() {
+                        reader_pairs.add(&judged, &gold);
+                    }
+                }
                 let gib = resp.explain.as_ref().and_then(|e| e.gibberish).is_some();
                 // The support check alone, beside the judged answer.
                 let unjudged = if vi == 0
@@ -365,6 +383,21 @@ fn run_locomo(a: EvalLocomoArgs, style: Style) -> Result<i32> {
             serde_json::to_value(&t).unwrap_or_default(),
         );
     }
+    let adversarial_auc = reader::auc(&reader_pairs.pos, &adversarial_neg);
+    if let Some(auc) = reader_pairs.auc() {
+        md.push_str(&format!(
+            "\nreader ROC AUC: evidence vs closest non-evidence {auc:.3} ({} / {}); evidence vs adversarial questions' best-judged memory {} ({} adversarial)\n",
+            reader_pairs.pos.len(),
+            reader_pairs.neg.len(),
+            adversarial_auc.map(|a| format!("{a:.3}")).unwrap_or_else(|| "-".into()),
+            adversarial_neg.len()
+        ));
+    }
+    extra.insert(
+        "reader".into(),
+        serde_json::json!({ "auc_evidence_vs_closest": reader_pairs.auc(), "auc_evidence_vs_adversarial": adversarial_auc,
+            "evidence": reader_pairs.pos.len(), "closest": reader_pairs.neg.len(), "adversarial": adversarial_neg.len() }),
+    );
     if let Some(p) = &a.markdown {
         std::fs::write(p, &md).map_err(|e| Error::io(format!("writing {}", p.display()), e))?;
     }

@@ -90,6 +90,10 @@ pub fn run(a: EvalNotesArgs, style: Style) -> Result<i32> {
     let paths = Paths::at(dir.path(), &Paths::from_env().cache);
     let engine = Engine::open(paths, OpenOptions::model(ModelMode::Load))?;
     super::set_answer_check(dir.path(), &a.answer_check)?;
+    // The reader is measured, not its start-up: wait for it to load.
+    if let Some(slot) = engine.answer_reader() {
+        crate::embed::reader::wait_loaded(slot, std::time::Duration::from_secs(60));
+    }
     let items: Vec<NewMemory> = dated
         .iter()
         .map(|(at, n)| NewMemory {
@@ -123,6 +127,9 @@ pub fn run(a: EvalNotesArgs, style: Style) -> Result<i32> {
     let mut by_kind: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
     let mut latencies = Vec::new();
     let mut sweeps: Vec<(Vec<i64>, Vec<(i64, f64)>)> = Vec::new();
+    let mut reader_pairs = super::reader::Pairs::default();
+    // The same questions with the answer check off (only when it judged): side by side.
+    let (mut off_first, mut off_held, mut judged_n) = (0usize, 0usize, 0usize);
     for q in &set.questions {
         let t = std::time::Instant::now();
         let resp = crate::recall::run(&engine, &super::request(&q.q, now_ms, 10, true))?;
@@ -159,6 +166,18 @@ pub fn run(a: EvalNotesArgs, style: Style) -> Result<i32> {
             in_top5 += matches!(rank, Some(r) if r < 5) as usize;
             ok = resp.tier == AnswerTier::Supported && first.is_some_and(|f| gold.contains(&f));
             supported_first += ok as usize;
+        }
+        reader_pairs.add(&super::reader::judged(&resp), &gold);
+        if resp.answer_check_status == crate::recall::answer_check::AnswerCheckStatus::Judged {
+            judged_n += 1;
+        }
+        let off = crate::recall::run_unjudged(&engine, &super::request(&q.q, now_ms, 10, true))?;
+        if gold.is_empty() {
+            off_held += (off.tier != AnswerTier::Supported) as usize;
+        } else {
+            off_first += (off.tier == AnswerTier::Supported
+                && off.results.first().is_some_and(|f| gold.contains(&f.id)))
+                as usize;
         }
         sweeps.push((gold.clone(), passing));
         let e = by_kind.entry(q.kind.clone()).or_default();
@@ -214,6 +233,9 @@ pub fn run(a: EvalNotesArgs, style: Style) -> Result<i32> {
         "by_kind": by_kind.iter().map(|(k, (n, ok))| (k.clone(), serde_json::json!({"questions": n, "met": ok}))).collect::<serde_json::Map<_, _>>(),
         "threshold_tradeoff": tradeoff.iter().map(|(t, a, u)| serde_json::json!({"supported_at": t, "answerable_supported_first": a, "unanswerable_not_supported": u})).collect::<Vec<_>>(),
         "recall_p50_ms": p50,
+        "answer_check": { "mode": a.answer_check, "judged": judged_n,
+            "off": { "supported_and_first": share(off_first, answerable), "unanswerable_not_supported": share(off_held, unanswerable) },
+            "reader_auc": reader_pairs.auc(), "reader_pairs": { "answers": reader_pairs.pos.len(), "closest_non_answers": reader_pairs.neg.len() } },
         "misses": misses,
     });
     crate::output::emit(style, "eval", body.clone(), || {
@@ -229,6 +251,20 @@ pub fn run(a: EvalNotesArgs, style: Style) -> Result<i32> {
             share(in_top5, answerable),
             share(held_back, unanswerable),
         );
+        s.push_str(&format!(
+            "answer check {} ({judged_n} of {} judged); with it off: supported first {:.3}, unanswerable not supported {:.3}\n",
+            a.answer_check,
+            answerable + unanswerable,
+            share(off_first, answerable),
+            share(off_held, unanswerable),
+        ));
+        if let Some(auc) = reader_pairs.auc() {
+            s.push_str(&format!(
+                "reader ROC AUC, answering note vs closest non-answer: {auc:.3} ({} answers, {} non-answers)\n",
+                reader_pairs.pos.len(),
+                reader_pairs.neg.len()
+            ));
+        }
         for (k, (n, ok)) in &by_kind {
             s.push_str(&format!("  {k:<24} {ok}/{n}\n"));
         }

@@ -72,6 +72,10 @@ pub struct Report {
     /// The support threshold the run used (the model's own, else SUPPORTED_AT).
     pub supported_at: f64,
     pub quirks: super::locomo::Quirks,
+    /// The same questions with the answer check off, when it judged: answerable with evidence
+    /// in the top 3 → supported, adversarial → not supported (side by side with the tiers
+    /// above, which are the check's).
+    pub answer_check_off: Option<(f64, f64)>,
 }
 
 /// Support thresholds the trade-off table shows (0.30 to 0.65 in steps of 0.025).
@@ -241,7 +245,26 @@ impl Report {
                 unjudged,
             });
         }
+        let judged_any = outcomes.iter().any(|q| q.unjudged.is_some());
+        let off_tier = |q: &QuestionOutcome| q.unjudged.map(|u| u.0).unwrap_or(q.tier);
+        let answer_check_off = judged_any.then(|| {
+            let top3: Vec<&&QuestionOutcome> = ans
+                .iter()
+                .filter(|q| q.ranked.iter().take(3).any(|id| q.gold.contains(id)))
+                .collect();
+            (
+                top3.iter()
+                    .filter(|q| off_tier(q) == AnswerTier::Supported)
+                    .count() as f64
+                    / top3.len().max(1) as f64,
+                adv.iter()
+                    .filter(|q| off_tier(q) != AnswerTier::Supported)
+                    .count() as f64
+                    / adv.len().max(1) as f64,
+            )
+        });
         Report {
+            answer_check_off,
             questions: total,
             ks: ks.to_vec(),
             by_category,
@@ -320,6 +343,11 @@ impl Report {
         s.push('\n');
         if let Some(adv) = self.adversarial_not_supported {
             s.push_str(&format!("\nadversarial (cat. 5) not supported: {adv:.3}\n"));
+        }
+        if let Some((sup, adv)) = self.answer_check_off {
+            s.push_str(&format!(
+                "with the answer check off (the support check alone): evidence in top 3 → supported {sup:.3}, adversarial not supported {adv:.3}\n"
+            ));
         }
         for (name, b) in &self.baselines {
             for k in ks {

@@ -2,8 +2,10 @@
 //!
 //! The cross-encoder is loaded in the background when the engine opens (`embed::reranker`);
 //! this stage only applies it. Until it is ready — and whenever none is configured — the
-//! fused order stands and `reranker_status` says why. No cross-encoder weights can be
-//! fetched on this machine, so the loading path and the fallback are what the tests exercise.
+//! fused order stands and `reranker_status` says why. `scripts/setup.sh` installs a
+//! cross-encoder that `reranker.dir` can name (ms-marco MiniLM L-12, the same files a reader
+//! uses); it is not on by default: scoring the pool's head with it has not been measured
+//! against what it costs a recall.
 
 use super::fusion::Candidate;
 use crate::embed::reranker::{Slot, State};

@@ -13,6 +13,7 @@ mod foundation;
 mod layers;
 mod notes_import;
 mod ranking;
+mod reader;
 mod recall;
 mod reliability;
 mod session;

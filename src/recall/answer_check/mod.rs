@@ -27,6 +27,7 @@
 
 pub mod hosted;
 pub mod local;
+pub mod reader;
 pub mod support;
 
 use serde::{Deserialize, Serialize};
@@ -315,6 +316,14 @@ pub fn stage(
     if !judged {
         return Ok(apply(None, &req.query, &[], Duration::ZERO, true));
     }
+    if req.keyword_only && reader_expected(engine)? {
+        // The cold path never loads the reader (it answers without waiting for a model):
+        // the worker has it, and says so by answering `warming`, never slower.
+        return Ok(AnswerCheck::not_run(
+            AnswerCheckStatus::Warming,
+            Some("the reader loads with the worker; a keyword-only answer is not judged".into()),
+        ));
+    }
     let (judge, budget) = judge_for(engine)?;
     let Some(judge) = judge else {
         return Ok(AnswerCheck::not_run(AnswerCheckStatus::Off, None));
@@ -457,11 +466,26 @@ pub fn judge_for(
 ) -> crate::Result<(Option<Arc<dyn Judge>>, Duration)> {
     let settings = crate::settings::Settings::load(&engine.paths.settings())?.answer_check;
     let (_, budget) = mode_and_budget(&settings)?;
-    let local = engine
-        .embedder()
-        .and_then(local::EmbeddingJudge::for_embedder)
-        .map(|j| Arc::new(j) as Arc<dyn Judge>);
+    // The reader when one is configured (loading or not: it waits within the budget, then
+    // `warming`; `unavailable` with the reason when it cannot load), else the embedding
+    // model's own judge.
+    let local = match engine.answer_reader() {
+        Some(slot) => Some(Arc::new(reader::ReaderJudge::new(slot.clone())) as Arc<dyn Judge>),
+        None => engine
+            .embedder()
+            .and_then(local::EmbeddingJudge::for_embedder)
+            .map(|j| Arc::new(j) as Arc<dyn Judge>),
+    };
     Ok((resolve(&settings, local)?, budget))
+}
+
+/// Whether this recall would be judged by a reader once models are loaded: one is
+/// configured and the mode is `auto` or `local`.
+fn reader_expected(engine: &crate::engine::Engine) -> crate::Result<bool> {
+    let settings = crate::settings::Settings::load(&engine.paths.settings())?;
+    let (mode, _) = mode_and_budget(&settings.answer_check)?;
+    Ok(matches!(mode, Mode::Auto | Mode::Local)
+        && crate::embed::reader::configured(&settings).is_some())
 }
 
 /// The answer check's settings as they are now, as text: part of the worker's key for

@@ -28,7 +28,30 @@ pub fn term(p: f64) -> f64 {
     W_JUDGE * (2.0 * p - 1.0) - JUDGE_CENTRE
 }
 
+/// The reader rule (issue 32): when a reader judged a memory, its reading decides
+/// whether the memory answers, and the support score only keeps a reading of an unrelated
+/// memory out. A memory is supported when the reader's confidence reaches
+/// [`READER_SUPPORTS_AT`], its support score (without any judge term) reaches
+/// [`READER_SCORE_FLOOR`], and the names and answer-type tests pass; the word-match test
+/// is the reader's to make (it reads paraphrases). A memory the reader says does not answer
+/// is never supported.
+pub const READER_SUPPORTS_AT: f64 = 0.5;
+/// See [`READER_SUPPORTS_AT`]. Chosen, not fitted: about half the bar the support check
+/// sets alone (`tiers::SUPPORTED_AT` 0.40, EmbeddingGemma's 0.50), enough to keep out a
+/// memory that shares no word and little meaning with the question. What the rule gives on
+/// the notes sets is in the README ("The answer check").
+pub const READER_SCORE_FLOOR: f64 = 0.25;
+
 impl AnswerCheck {
+    /// A reader's confidence that memory `id` answers, when a reader judged it.
+    pub fn reader_confidence_for(&self, id: i64) -> Option<f64> {
+        let v = self.verdict.as_ref()?;
+        if v.judge != crate::embed::reader::READER_NAME {
+            return None;
+        }
+        v.per_memory.iter().find(|(m, _)| *m == id).map(|(_, p)| *p)
+    }
+
     /// The judge's confidence that memory `id` answers, when it judged it.
     pub fn confidence_for(&self, id: i64) -> Option<f64> {
         let v = self.verdict.as_ref()?;

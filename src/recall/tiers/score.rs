@@ -212,6 +212,7 @@ pub(super) fn score_one(
     let lift = cosine.map(|cs| cs - baseline).unwrap_or(0.0);
     let entity = c.entity_score > 0.0;
     let judge = ctx.answer_check.and_then(|a| a.confidence_for(c.id));
+    let reader = ctx.answer_check.and_then(|a| a.reader_confidence_for(c.id));
     let rerank = c.rerank_score.map(|r| 1.0 / (1.0 + (-(r as f64)).exp()));
     // The cosine is the whole memory's; only its answering statements speak to the question,
     // so the lift counts in proportion ("Cool! What did it look like?" answers little).
@@ -225,7 +226,8 @@ pub(super) fn score_one(
     if !ctx.q.time.refs.is_empty() {
         score += W_TIME * c.channel_score(Channel::Temporal).unwrap_or(0.0);
     }
-    if let Some(p) = judge {
+    // The reader decides by its own rule (below); other judges add a term to the score.
+    if let (Some(p), None) = (judge, reader) {
         score += support::term(p);
     }
     // The word-match test: a question with no question word is only answered by a memory
@@ -258,7 +260,15 @@ pub(super) fn score_one(
     };
     // A question that asks for an amount, a version or a number is answered only by a
     // memory that states one (`answer_type`).
-    let supported = word_match && names_ok && of_type && score >= support_threshold(ctx.engine);
+    let supported = match reader {
+        Some(p) => {
+            p >= support::READER_SUPPORTS_AT
+                && score >= support::READER_SCORE_FLOOR
+                && names_ok
+                && of_type
+        }
+        None => word_match && names_ok && of_type && score >= support_threshold(ctx.engine),
+    };
     SupportSignals {
         id: c.id,
         cosine,
