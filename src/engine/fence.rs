@@ -42,7 +42,12 @@ impl Engine {
 
     /// Whether the store on disk is no longer the file this engine opened (a restore put
     /// another one in place). An engine that takes no writes has nothing to fence.
+    /// Read without the store's lock (the worker asks before every request, and a write
+    /// in progress holds that lock).
     pub fn store_replaced(&self) -> bool {
-        self.store.lock().map(|s| s.replaced()).unwrap_or(false)
+        match self.store_file {
+            Some(f) => crate::store::FileId::of(&self.paths.store()) != Some(f),
+            None => false,
+        }
     }
 }

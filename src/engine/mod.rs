@@ -128,6 +128,8 @@ pub struct Engine {
     counting_tokenizer: std::sync::OnceLock<Option<tokenizers::Tokenizer>>,
     /// The store's identity; both indexes are stamped with it.
     store_id: String,
+    /// The file this engine's store connection writes to (`fence.rs`).
+    store_file: Option<crate::store::FileId>,
     /// The last recalls answered here, for feedback (see `feedback.rs`).
     recent_recalls: Mutex<std::collections::VecDeque<Arc<crate::store::recall_log::LoggedRecall>>>,
     /// Read connections handed back after use (see [`Engine::reader`]).
@@ -226,6 +228,7 @@ impl Engine {
             }
             ModelMode::Skip => None,
         };
+        let store_file = store.file_id();
         let engine = Engine {
             paths,
             settings,
@@ -245,6 +248,7 @@ impl Engine {
             reranker: embed::reranker::start(&settings_for_rerank, runtime_for_rerank),
             seen_seq: std::sync::atomic::AtomicI64::new(seen),
             store_id,
+            store_file,
             counting_tokenizer: std::sync::OnceLock::new(),
             recent_recalls: Default::default(),
             readers: Mutex::new(Vec::new()),

@@ -66,6 +66,11 @@ impl Store {
         }
     }
 
+    /// The file this connection writes to, for connections that write.
+    pub fn file_id(&self) -> Option<FileId> {
+        self.file
+    }
+
     /// Open (creating if needed) the store for reading and writing, migrating it forward.
     pub fn open(path: &Path) -> Result<Store> {
         let dir = path.parent().unwrap_or(Path::new("."));
