@@ -19,7 +19,16 @@ fn reader_dir() -> PathBuf {
 }
 
 fn reader_env() -> Env {
-    Env::new().with("SLM_READER_DIR", reader_dir().to_str().unwrap())
+    let env = Env::new().with("SLM_READER_DIR", reader_dir().to_str().unwrap());
+    // These tests judge the reader's verdicts, not its speed (that is `slm bench worker`'s):
+    // a budget a loaded test machine cannot miss.
+    std::fs::create_dir_all(env.home()).unwrap();
+    std::fs::write(
+        env.home().join("settings.json"),
+        r#"{"answer_check": {"mode": "auto", "budget_ms": 10000}}"#,
+    )
+    .unwrap();
+    env
 }
 
 fn seeded(env: &Env) {
