@@ -3,11 +3,11 @@
 use super::args::{BackupArgs, GlobalArgs, RestoreArgs};
 use crate::engine::{Engine, ModelMode, OpenOptions};
 use crate::lock::{WRITE_WAIT, WriteLock};
-use crate::worker::server::STARTUP_LOCK_WAIT;
 use crate::output::Style;
 use crate::output::emit;
 use crate::paths::Paths;
 use crate::transfer::backup;
+use crate::worker::server::STARTUP_LOCK_WAIT;
 use crate::{Error, Result};
 use serde_json::json;
 

@@ -262,8 +262,14 @@ fn reader_health(engine: &crate::engine::Engine) -> serde_json::Value {
     crate::embed::reader::wait_loaded(slot, std::time::Duration::from_secs(30));
     let state = slot.lock().map(|g| g.clone()).ok();
     match state.as_deref() {
-        Some(State::Ready(_)) => json!({ "state": "ready", "name": crate::embed::reader::READER_NAME, "dir": dir }),
-        Some(State::Unavailable(why)) => json!({ "state": "unavailable", "detail": why, "dir": dir, "fix": fix }),
-        _ => json!({ "state": "unavailable", "detail": "it did not finish loading within 30 s", "dir": dir, "fix": fix }),
+        Some(State::Ready(_)) => {
+            json!({ "state": "ready", "name": crate::embed::reader::READER_NAME, "dir": dir })
+        }
+        Some(State::Unavailable(why)) => {
+            json!({ "state": "unavailable", "detail": why, "dir": dir, "fix": fix })
+        }
+        _ => {
+            json!({ "state": "unavailable", "detail": "it did not finish loading within 30 s", "dir": dir, "fix": fix })
+        }
     }
 }

@@ -54,7 +54,11 @@ fn read(dir: &Path, name: &str) -> Result<Vec<u8>, LoadError> {
 /// Load a cross-encoder from a directory (blocking; call it off the recall path).
 /// `max_tokens`: question and memory together are cut to this many tokens (the length the
 /// model was trained at); None is fastembed's default (512).
-pub fn load(dir: &Path, runtime: &Path, max_tokens: Option<usize>) -> Result<TextRerank, LoadError> {
+pub fn load(
+    dir: &Path,
+    runtime: &Path,
+    max_tokens: Option<usize>,
+) -> Result<TextRerank, LoadError> {
     let onnx = read(dir, "model.onnx")?;
     let files = TokenizerFiles {
         tokenizer_file: read(dir, "tokenizer.json")?,
@@ -68,7 +72,7 @@ pub fn load(dir: &Path, runtime: &Path, max_tokens: Option<usize>) -> Result<Tex
         opts = opts.with_max_length(n);
     }
     TextRerank::try_new_from_user_defined(UserDefinedRerankingModel::new(onnx, files), opts)
-    .map_err(|e| LoadError::Model(e.to_string()))
+        .map_err(|e| LoadError::Model(e.to_string()))
 }
 
 /// Start loading in the background; the slot says how far it got.

@@ -16,7 +16,7 @@ mod ranking;
 mod reader;
 mod recall;
 mod reliability;
-mod session;
 mod restore_fence;
+mod session;
 mod transfer;
 mod worker;

@@ -50,7 +50,10 @@ fn the_reader_tells_an_answer_from_a_memory_on_the_same_topic() {
     for q in ["When is Maria's birthday?", "What is Maria's last name?"] {
         let v = recall(&env, q);
         assert_eq!(v["answer_check_status"], "judged", "{q}: {v}");
-        assert_ne!(v["tier"], "supported", "a near miss is not an answer: {q}: {v}");
+        assert_ne!(
+            v["tier"], "supported",
+            "a near miss is not an answer: {q}: {v}"
+        );
         assert!(v["answer_confidence"].as_f64().unwrap() < 0.5, "{q}: {v}");
     }
     for (q, want) in [
@@ -66,7 +69,10 @@ fn the_reader_tells_an_answer_from_a_memory_on_the_same_topic() {
         // --explain shows what the reader read and what it said of each memory.
         let ex = &v["explain"]["answer_check"];
         assert!(!ex["input"].as_array().unwrap().is_empty(), "{ex}");
-        assert!(!ex["verdict"]["per_memory"].as_array().unwrap().is_empty(), "{ex}");
+        assert!(
+            !ex["verdict"]["per_memory"].as_array().unwrap().is_empty(),
+            "{ex}"
+        );
     }
 }
 
@@ -93,14 +99,26 @@ fn a_broken_reader_is_unavailable_and_doctor_names_the_fix() {
     std::fs::write(&model, &bytes[..bytes.len() / 3]).unwrap();
     let env = base.with("SLM_READER_DIR", broken.to_str().unwrap());
     seeded(&env);
-    let out = env.run(&["recall", "Which database did we choose for analytics?", "--json"]);
-    assert_eq!(code(&out), 0, "a recall never fails for the reader: {}", stderr(&out));
+    let out = env.run(&[
+        "recall",
+        "Which database did we choose for analytics?",
+        "--json",
+    ]);
+    assert_eq!(
+        code(&out),
+        0,
+        "a recall never fails for the reader: {}",
+        stderr(&out)
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["answer_check_status"], "unavailable", "{v}");
     assert_eq!(v["results"][0]["text"], MEMORIES[0], "{v}");
     let d = env.json(&["doctor"]);
     assert_eq!(d["reader"]["state"], "unavailable", "{d}");
-    assert!(d["reader"]["fix"].as_str().unwrap().contains("reader_dir"), "{d}");
+    assert!(
+        d["reader"]["fix"].as_str().unwrap().contains("reader_dir"),
+        "{d}"
+    );
 }
 
 #[test]

@@ -63,7 +63,10 @@ fn a_restore_while_a_worker_is_starting_loses_no_later_write() {
     .map(String::from)
     .collect();
     assert_eq!(seen, want, "what the worker served after the restore");
-    assert_eq!(stored, want, "what the store holds once every worker is gone");
+    assert_eq!(
+        stored, want,
+        "what the store holds once every worker is gone"
+    );
 }
 
 #[test]
@@ -84,7 +87,10 @@ fn a_process_that_opened_the_store_before_a_restore_writes_nothing_into_the_old_
     // Restore once the import has written some lines (it loads the model first).
     let t = Instant::now();
     while !texts(&env).iter().any(|t| t.starts_with("imported")) {
-        assert!(t.elapsed() < Duration::from_secs(60), "the import never wrote");
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "the import never wrote"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     let r = env.run(&["restore", b.to_str().unwrap(), "--json"]);
@@ -94,10 +100,15 @@ fn a_process_that_opened_the_store_before_a_restore_writes_nothing_into_the_old_
     let imported_live = live.iter().filter(|t| t.starts_with("imported")).count();
     if code(&out) == 0 {
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-        panic!("the import says it imported everything ({v}), but the restore replaced the store while it ran");
+        panic!(
+            "the import says it imported everything ({v}), but the restore replaced the store while it ran"
+        );
     }
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let e = v["error"]["message"].as_str().unwrap_or_default().to_string();
+    let e = v["error"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     assert!(
         e.contains("replaced by `slm restore`") && e.contains("were not written"),
         "the import says which lines were saved where: {v}"
@@ -166,7 +177,10 @@ fn a_backup_killed_before_its_last_rename_leaves_nothing_in_the_way() {
     let dead_partial = PathBuf::from(format!("{}.partial-999999", dest.display()));
     std::fs::copy(&first, &dead_partial).unwrap();
     let b = backup(&env, "b.db");
-    assert!(!dead_partial.exists(), "the dead backup's partial copy is removed");
+    assert!(
+        !dead_partial.exists(),
+        "the dead backup's partial copy is removed"
+    );
     let r = env.run(&["restore", b.to_str().unwrap(), "--dry-run"]);
     assert_eq!(code(&r), 0, "the new backup restores: {}", stderr(&r));
     // A file at the target that is not ours is never replaced.
@@ -183,7 +197,11 @@ fn a_restore_killed_mid_swap_is_named_by_the_missing_store_hint() {
     // leaves: the store aside, the checked copy under its temporary name, the old indexes.
     let home = env.home();
     let store = home.join("store.db");
-    std::fs::rename(&store, home.join("store.db.before-restore-20230510T120000Z")).unwrap();
+    std::fs::rename(
+        &store,
+        home.join("store.db.before-restore-20230510T120000Z"),
+    )
+    .unwrap();
     for s in ["-wal", "-shm"] {
         let _ = std::fs::rename(
             home.join(format!("store.db{s}")),
