@@ -186,23 +186,22 @@ impl Error {
             Error::DiskFull(_) => {
                 Some("free some space on that disk (nothing was written); reads still work".into())
             }
-            Error::LostStore { path, .. }
-                if !crate::paths::interrupted_restores(path).is_empty() =>
-            {
-                let copy = &crate::paths::interrupted_restores(path)[0];
-                Some(format!(
-                    "a restore was interrupted while it swapped the store: {} is the backup it had copied and checked; `mv {} {}` finishes it (the store before is kept as {}.before-restore-*); nothing was changed",
-                    copy.display(),
-                    copy.display(),
-                    path.display(),
-                    path.display()
-                ))
-            }
-            Error::LostStore { path, .. } => Some(format!(
-                "put {} back from a copy you trust (`slm restore BACKUP` puts back one made by `slm backup`; nothing was changed); to start over on purpose, move {} aside first",
-                path.display(),
-                path.parent().unwrap_or(path).display()
-            )),
+            Error::LostStore { path, .. } => Some(
+                match crate::paths::interrupted_restores(path).first() {
+                    Some(copy) => format!(
+                        "a restore was interrupted while it swapped the store: {} is the backup it had copied and checked; `mv {} {}` finishes it (the store before is kept as {}.before-restore-*); nothing was changed",
+                        copy.display(),
+                        copy.display(),
+                        path.display(),
+                        path.display()
+                    ),
+                    None => format!(
+                        "put {} back from a copy you trust (`slm restore BACKUP` puts back one made by `slm backup`; nothing was changed); to start over on purpose, move {} aside first",
+                        path.display(),
+                        path.parent().unwrap_or(path).display()
+                    ),
+                },
+            ),
             Error::StoreReplaced => {
                 Some("run the command again: it works on the restored store".into())
             }

@@ -160,14 +160,19 @@ pub fn process_alive(pid: i32) -> bool {
     r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
-/// The copies of a backup that a restore killed mid-swap left in the data dir
-/// (`store.db.restoring-<pid>` of a process that is gone). Each is a complete, verified
-/// copy of a backup when the store is missing (it is renamed aside only after checking).
-pub fn interrupted_restores(store: &Path) -> Vec<PathBuf> {
-    let (Some(dir), Some(name)) = (store.parent(), store.file_name()) else {
+/// Files `<target><marker><pid>` (and their SQLite `-journal`) left by an slm process that
+/// is gone: a backup's or a restore's copy under its temporary name, killed part way. Those
+/// of a process that still runs are its own and never listed.
+pub fn dead_leftovers(target: &Path, marker: &str) -> Vec<PathBuf> {
+    let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
         return Vec::new();
     };
-    let prefix = format!("{}.restoring-", name.to_string_lossy());
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let prefix = format!("{}{marker}", name.to_string_lossy());
     let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()
@@ -175,6 +180,7 @@ pub fn interrupted_restores(store: &Path) -> Vec<PathBuf> {
         .filter(|e| {
             let n = e.file_name().to_string_lossy().into_owned();
             n.strip_prefix(&prefix)
+                .map(|rest| rest.strip_suffix("-journal").unwrap_or(rest))
                 .and_then(|pid| pid.parse::<i32>().ok())
                 .is_some_and(|pid| !process_alive(pid))
         })
@@ -182,4 +188,14 @@ pub fn interrupted_restores(store: &Path) -> Vec<PathBuf> {
         .collect();
     found.sort();
     found
+}
+
+/// The copies of a backup that a restore killed mid-swap left in the data dir
+/// (`store.db.restoring-<pid>` of a process that is gone). Each is a complete, verified
+/// copy of a backup when the store is missing (it is renamed aside only after checking).
+pub fn interrupted_restores(store: &Path) -> Vec<PathBuf> {
+    dead_leftovers(store, ".restoring-")
+        .into_iter()
+        .filter(|p| !p.to_string_lossy().ends_with("-journal"))
+        .collect()
 }

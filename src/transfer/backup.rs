@@ -176,34 +176,11 @@ fn is_our_manifest(path: &Path) -> bool {
         .is_some_and(|m| m.kind == MANIFEST_KIND)
 }
 
-/// Remove `<target><marker><pid>` files (and their SQLite journals) left by an slm that was
-/// killed while writing them: only those whose process is gone, so a backup or restore
-/// running now keeps its own.
+/// Remove what a backup or restore killed part way left beside `target` (see
+/// [`crate::paths::dead_leftovers`]).
 pub fn remove_dead_leftovers(target: &Path, marker: &str) {
-    let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
-        return;
-    };
-    let dir = if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    };
-    let prefix = format!("{}{marker}", name.to_string_lossy());
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let n = e.file_name().to_string_lossy().into_owned();
-        let Some(rest) = n.strip_prefix(&prefix) else {
-            continue;
-        };
-        let pid = rest.strip_suffix("-journal").unwrap_or(rest);
-        let Ok(pid) = pid.parse::<i32>() else {
-            continue;
-        };
-        if !crate::paths::process_alive(pid) {
-            let _ = std::fs::remove_file(e.path());
-        }
+    for p in crate::paths::dead_leftovers(target, marker) {
+        let _ = std::fs::remove_file(p);
     }
 }
 

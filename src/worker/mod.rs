@@ -17,3 +17,4 @@ pub mod protocol;
 pub mod questions;
 pub mod runtime_dir;
 pub mod server;
+mod wire;

@@ -16,9 +16,10 @@
 //! its own thread and steps aside while a question runs, never for more than
 //! [`STEP_ASIDE_MAX`]. After [`DEFAULT_IDLE`] without requests the worker exits.
 
-use super::protocol::{self, ClientBody, ClientFrame, FrameError, WorkerBody, WorkerFrame};
+use super::protocol::{self, ClientBody, ClientFrame, FrameError, WorkerBody};
 use super::questions::{self, QuestionStats, Questions};
 use super::runtime_dir::WorkerFiles;
+use super::wire::{Deadline, close, reply_error, send};
 use crate::engine::{Engine, ModelMode, OpenOptions};
 use crate::error::{RemoteError, poisoned};
 use crate::paths::Paths;
@@ -357,70 +358,6 @@ pub(crate) fn name(files: &WorkerFiles) -> Result<interprocess::local_socket::Na
         .as_path()
         .to_fs_name::<GenericFilePath>()
         .map_err(|e| Error::io(format!("naming the socket {}", files.socket.display()), e))
-}
-
-fn send(conn: &Stream, body: WorkerBody) -> std::io::Result<()> {
-    let mut w = conn;
-    let frame = WorkerFrame::new(body);
-    let bytes = serde_json::to_vec(&frame).map_err(std::io::Error::other)?;
-    if bytes.len() >= protocol::MAX_FRAME {
-        // The client would refuse it and think the worker died: say what happened instead.
-        let e = Error::Usage(format!(
-            "the answer is {} bytes, more than the {} a reply may carry; ask for less (--limit, --depth 0, --max-tokens)",
-            bytes.len(),
-            protocol::MAX_FRAME
-        ));
-        return protocol::write_frame(
-            &mut w,
-            &WorkerFrame::new(WorkerBody::Error {
-                error: RemoteError::from(&e),
-            }),
-        );
-    }
-    protocol::write_frame(&mut w, &frame)
-}
-
-fn reply_error(conn: &Stream, e: &Error) -> std::io::Result<()> {
-    send(
-        conn,
-        WorkerBody::Error {
-            error: RemoteError::from(e),
-        },
-    )
-}
-
-/// Shut a connection down from another thread: its blocked read returns at once.
-fn close(conn: &Stream) {
-    use std::os::fd::{AsFd, AsRawFd};
-    let Stream::UdSocket(s) = conn;
-    // SAFETY: shutdown on a descriptor this handle owns; it stays open until the handle drops.
-    unsafe {
-        libc::shutdown(s.as_fd().as_raw_fd(), libc::SHUT_RDWR);
-    }
-}
-
-/// Reads that all end by one deadline: the whole frame must arrive within it.
-struct Deadline<'a> {
-    conn: &'a Stream,
-    until: Instant,
-}
-
-impl std::io::Read for Deadline<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let left = self.until.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::TimedOut,
-                format!(
-                    "the request did not arrive whole within {} s",
-                    FRAME_DEADLINE.as_secs()
-                ),
-            ));
-        }
-        self.conn.set_recv_timeout(Some(left))?;
-        let mut c = self.conn;
-        c.read(buf)
-    }
 }
 
 /// One connection: one frame in, one frame out.

@@ -5,7 +5,7 @@
 use crate::common::{Env, StopWorker, code, start_worker, stderr, worker_env};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 /// The Python with the `mcp` SDK that scripts/test.sh installs.
@@ -70,13 +70,7 @@ fn the_python_mcp_sdk_drives_slm_mcp() {
 #[test]
 fn mcp_protocol_errors_keep_the_server_running() {
     let env = Env::new().with("SLM_WORKER", "off");
-    let mut child = env
-        .cmd(&["mcp"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = env.spawn_mcp();
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut ask = |line: &[u8]| -> Value {

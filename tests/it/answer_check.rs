@@ -585,13 +585,7 @@ fn mcp_carries_the_same_fields() {
     let (env, answer_id) = seeded();
     let judge = Judge::start();
     assert_eq!(code(&consent(&env, &judge)), 0);
-    let mut child = env
-        .cmd(&["mcp"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = env.spawn_mcp();
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut ask = |line: &str| -> Value {

@@ -83,6 +83,16 @@ impl Env {
             .expect("slm starts")
     }
 
+    /// Start `slm mcp` (a stdio server) with its stdin, stdout and stderr piped.
+    pub fn spawn_mcp(&self) -> std::process::Child {
+        self.cmd(&["mcp"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("slm mcp starts")
+    }
+
     pub fn run_stdin(&self, args: &[&str], input: &[u8]) -> Output {
         let mut child = self
             .cmd(args)

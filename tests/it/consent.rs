@@ -10,7 +10,6 @@ use crate::common::{Env, code, stderr};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 
 const KEY_ENV: &str = "SLM_TEST_CONSENT_KEY";
@@ -334,13 +333,7 @@ fn a_write_held_off_by_the_writer_lease_is_write_busy() {
 #[test]
 fn mcp_answers_every_line_that_is_not_a_request_object() {
     let env = Env::new().with("SLM_WORKER", "off");
-    let mut child = env
-        .cmd(&["mcp"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = env.spawn_mcp();
     let lines = [
         "42",
         "\"hello\"",

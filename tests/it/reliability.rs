@@ -602,13 +602,7 @@ fn the_bearer_scheme_is_case_insensitive() {
 /// Killed after `limit`, so a server that blocks fails the test instead of hanging it.
 fn mcp(env: &Env, lines: &[String], limit: std::time::Duration) -> Vec<serde_json::Value> {
     use std::io::Write;
-    let mut child = env
-        .cmd(&["mcp"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = env.spawn_mcp();
     let mut input = child.stdin.take().unwrap();
     let text = lines.join("\n") + "\n";
     std::thread::spawn(move || {
