@@ -4,7 +4,7 @@
 //! embedding model's own.
 //!
 //! None is installed by default: no reader that runs here has been measured to make the
-//! tiers better on every data set (README, "The answer check"; the training pipeline is
+//! tiers better on every data set (docs/answer-check.md; the training pipeline is
 //! `scripts/models/reader/`). `scripts/setup.sh` installs one to try,
 //! cross-encoder/ms-marco-MiniLM-L-12-v2 (int8, Apache-2.0, sha256-checked), and settings
 //! `answer_check.reader_dir` (or `SLM_READER_DIR`) turns it on: a directory with

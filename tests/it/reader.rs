@@ -46,7 +46,7 @@ fn the_reader_tells_an_answer_from_a_memory_on_the_same_topic() {
     let env = reader_env();
     seeded(&env);
     // (This reader says the staging note answers "What port does the production database
-    // use?"; the README's figures count such misses. These two it reads right.)
+    // use?"; docs/answer-check.md's figures count such misses. These two it reads right.)
     for q in ["When is Maria's birthday?", "What is Maria's last name?"] {
         let v = recall(&env, q);
         assert_eq!(v["answer_check_status"], "judged", "{q}: {v}");

@@ -149,7 +149,7 @@ impl Judge for EmbeddingJudge {
     /// support check's trade-off curve along itself, not past it (judged at the support
     /// threshold + `JUDGE_CENTRE` 0.906 / 0.555 against 0.908 / 0.566 unjudged), while costing
     /// one more query embedding and the top memories' sentences per recall. On the notes set
-    /// it helps paraphrases a little (README, "The answer check").
+    /// it helps paraphrases a little (docs/answer-check.md).
     fn used_by_auto(&self) -> bool {
         false
     }

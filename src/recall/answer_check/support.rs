@@ -39,7 +39,7 @@ pub const READER_SUPPORTS_AT: f64 = 0.5;
 /// See [`READER_SUPPORTS_AT`]. Chosen, not fitted: about half the bar the support check
 /// sets alone (`tiers::SUPPORTED_AT` 0.40, EmbeddingGemma's 0.50), enough to keep out a
 /// memory that shares no word and little meaning with the question. What the rule gives on
-/// the notes sets is in the README ("The answer check").
+/// the notes sets is in docs/answer-check.md.
 pub const READER_SCORE_FLOOR: f64 = 0.25;
 
 impl AnswerCheck {
