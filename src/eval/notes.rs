@@ -168,10 +168,18 @@ pub fn run(a: EvalNotesArgs, style: Style) -> Result<i32> {
             supported_first += ok as usize;
         }
         reader_pairs.add(&super::reader::judged(&resp), &gold);
-        if resp.answer_check_status == crate::recall::answer_check::AnswerCheckStatus::Judged {
-            judged_n += 1;
-        }
-        let off = crate::recall::run_unjudged(&engine, &super::request(&q.q, now_ms, 10, true))?;
+        // With the check off, the same question: run again only when it was judged (the
+        // check changes nothing else, so an unjudged answer is its own "off").
+        let judged =
+            resp.answer_check_status == crate::recall::answer_check::AnswerCheckStatus::Judged;
+        judged_n += judged as usize;
+        let rerun;
+        let off = if judged {
+            rerun = crate::recall::run_unjudged(&engine, &super::request(&q.q, now_ms, 10, true))?;
+            &rerun
+        } else {
+            &resp
+        };
         if gold.is_empty() {
             off_held += (off.tier != AnswerTier::Supported) as usize;
         } else {
