@@ -164,6 +164,10 @@ pub struct Explain {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ranking: Vec<ranking_mode::Adjustment>,
     pub gibberish: Option<&'static str>,
+    /// The rule that decided the tier.
+    pub decision: Option<tiers::Rule>,
+    /// Every candidate that left the list after fusion, with the step and the reason.
+    pub left: Vec<tiers::Left>,
     pub final_order: Vec<i64>,
 }
 
@@ -310,6 +314,15 @@ fn run_stages(engine: &Engine, req: &RecallRequest, judged: bool) -> Result<Reca
             .collect()
     })?;
     let (mut kept, verdicts) = floor::apply(cands, cosine_floor, |id| pinned.contains(&id));
+    let floor_left: Vec<tiers::Left> = verdicts
+        .iter()
+        .filter(|v| req.explain && !v.kept)
+        .map(|v| tiers::Left {
+            id: v.id,
+            step: "floor",
+            reason: v.because.join(", "),
+        })
+        .collect();
     timing.insert("floor".to_string(), ms(t));
 
     // 6. rerank (never blocks)
@@ -465,6 +478,12 @@ fn run_stages(engine: &Engine, req: &RecallRequest, judged: bool) -> Result<Reca
         answer_check: Some(check.explain()),
         ranking: ranked.adjustments.clone(),
         gibberish: decision.gibberish,
+        decision: Some(decision.rule),
+        left: floor_left
+            .into_iter()
+            .chain(decision.left.clone())
+            .take(60)
+            .collect(),
         final_order: results.iter().map(|r| r.id).collect(),
     });
     let recall_id = ranking_mode::log::new_recall_id(req.now_ms);

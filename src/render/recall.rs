@@ -14,12 +14,36 @@ fn tier_label(t: Tier) -> &'static str {
     }
 }
 
+/// Cells of the support bar on a result line.
+pub const BAR_CELLS: usize = 5;
+
+/// The support score as a bar a person reads at a glance: `BAR_CELLS` cells, filled in
+/// proportion (rounded), so 0.40 (the usual supported threshold) is two of five. A memory
+/// the support check did not score (a present-tense or pinned answer, the ungated list)
+/// shows dots: there is nothing to show, and no number pretends otherwise.
+///
+/// Why a bar and not a number: the one number shown used to be the query-relative
+/// relevance, 1.00 on every top line, read as certainty. ripgrep and fzf show no score at
+/// all (the order is the ranking), atuin neither; zoxide prints its score only when asked
+/// (`query --score`). slm's tier already says what a person needs; the bar shows how
+/// strongly each memory carries the question, coarse on purpose, and `--explain` prints the
+/// exact score against its threshold. `relevance_score` stays in `--json`.
+pub fn support_bar(score: Option<f64>) -> String {
+    match score {
+        None => "·".repeat(BAR_CELLS),
+        Some(s) => {
+            let filled = ((s.clamp(0.0, 1.0) * BAR_CELLS as f64).round() as usize).min(BAR_CELLS);
+            format!("{}{}", "▰".repeat(filled), "▱".repeat(BAR_CELLS - filled))
+        }
+    }
+}
+
 fn render_result(r: &ScoredResult, style: Style, out: &mut String) {
     let label = tier_label(r.tier);
     out.push_str(&format!(
-        "{:>2}. {:.2}{}  {}  {}  {}\n",
+        "{:>2}. {}{}  {}  {}  {}\n",
         r.rank_position,
-        r.relevance_score,
+        support_bar(r.support_score),
         style.yellow(label),
         style.bold(&format!("#{}", r.id)),
         style.dim(&r.event_at[..10.min(r.event_at.len())]),
@@ -98,11 +122,19 @@ pub fn recall(resp: &RecallResponse, style: Style, explain: bool) -> String {
     s.trim_end().to_string()
 }
 
+/// Memory ids as a person reads them: "#1, #4".
+fn ids(ids: &[i64]) -> String {
+    ids.iter()
+        .map(|id| format!("#{id}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn explain_text(resp: &RecallResponse, e: &crate::recall::Explain) -> String {
     let mut s = String::from("\n── explain ──\n");
     s.push_str(&format!(
-        "class {:?}; weights {}\n",
-        resp.query_class,
+        "class {}; weights {}\n",
+        crate::recall::ranking_mode::class_name(resp.query_class),
         serde_json::to_string(&resp.channel_weights).unwrap_or_default()
     ));
     for (c, st) in &resp.channel_status {
@@ -117,11 +149,12 @@ fn explain_text(resp: &RecallResponse, e: &crate::recall::Explain) -> String {
                     .join(" ")
             })
             .unwrap_or_default();
-        s.push_str(&format!("  {:<9} {:?} {}\n", c.name(), st, hits));
+        s.push_str(&format!("  {:<9} {} {}\n", c.name(), st, hits));
     }
     s.push_str(&format!(
-        "boosts: entities {:?}, scored {}\n",
-        e.boosts.question_entities, e.boosts.scored
+        "boosts: entities [{}], scored {}\n",
+        e.boosts.question_entities.join(", "),
+        e.boosts.scored
     ));
     s.push_str("fused (top 10): id fused ×boost = score\n");
     for c in e.fused.iter().take(10) {
@@ -141,10 +174,10 @@ fn explain_text(resp: &RecallResponse, e: &crate::recall::Explain) -> String {
                 .unwrap_or_default()
         ));
     }
-    s.push_str("support (per memory): score = lift, coverage, rare_all, entity\n");
+    s.push_str("support (per memory): score = lift, coverage, rare_all, entity; threshold\n");
     for sg in e.support.iter().take(10) {
         s.push_str(&format!(
-            "  #{:<6} {:.3} = lift {:.3} (cos {:.3} − base {:.3}), cov {:.2}, rare {}, entity {} → {}\n",
+            "  #{:<6} {:.3} = lift {:.3} (cos {:.3} − base {:.3}), cov {:.2}, rare {}, entity {}; {:.2} → {}\n",
             sg.id,
             sg.score,
             sg.lift,
@@ -153,18 +186,37 @@ fn explain_text(resp: &RecallResponse, e: &crate::recall::Explain) -> String {
             sg.coverage,
             sg.rare_all,
             sg.entity,
-            if sg.supported { "supported" } else { "not" }
+            sg.threshold,
+            match sg.why_not() {
+                None => "supported".to_string(),
+                Some(why) => format!("not: {why}"),
+            }
         ));
     }
     if let Some(c) = &e.answer_check {
         s.push_str(&format!(
-            "answer check: {} in {:.1} ms; shown {:?}",
-            c.status, c.time_ms, c.input
+            "answer check: {} in {:.1} ms; shown [{}]",
+            c.status,
+            c.time_ms,
+            ids(&c.input)
         ));
         if let Some(v) = &c.verdict {
+            let which = v.memory_id.map(|id| format!(" #{id}")).unwrap_or_default();
+            let answer = v
+                .answer
+                .as_deref()
+                .map(|a| format!(": \"{a}\""))
+                .unwrap_or_default();
             s.push_str(&format!(
-                "; {} says answers={} memory={:?} answer={:?} confidence={:.2}",
-                v.judge, v.answers, v.memory_id, v.answer, v.confidence
+                "; {} says{} {} (confidence {:.2}){answer}",
+                v.judge,
+                which,
+                if v.answers {
+                    "answers"
+                } else {
+                    "does not answer"
+                },
+                v.confidence
             ));
         }
         if let Some(r) = &c.reason {
@@ -197,9 +249,18 @@ fn explain_text(resp: &RecallResponse, e: &crate::recall::Explain) -> String {
             how.join(", ")
         ));
     }
+    if let Some(rule) = &e.decision {
+        s.push_str(&format!("tier decision: {rule}\n"));
+    }
+    if !e.left.is_empty() {
+        s.push_str("left the list (step: reason):\n");
+        for l in &e.left {
+            s.push_str(&format!("  #{:<6} {}: {}\n", l.id, l.step, l.reason));
+        }
+    }
     s.push_str(&format!(
-        "final order: {:?}\nreranker: {:?}; timing ms: {}\n",
-        e.final_order,
+        "final order: [{}]\nreranker: {}; timing ms: {}\n",
+        ids(&e.final_order),
         resp.reranker_status,
         serde_json::to_string(&resp.timing_ms).unwrap_or_default()
     ));

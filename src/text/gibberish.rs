@@ -115,7 +115,11 @@ fn wordlike(w: &str) -> bool {
     (0.2..=0.8).contains(&ratio)
 }
 
-pub fn gibberish_signs(query: &str) -> Gibberish {
+/// The gibberish signs of `query`. A word `known` says the store holds ("postgres",
+/// "nginx", "k8s", a commit hash someone saved) is a word of this user's, whatever its
+/// letters look like: it counts as word-like and is never a keyboard run, a hex blob or
+/// nonsense repetition. Letter shapes only judge words no memory carries.
+pub fn gibberish_signs(query: &str, known: impl Fn(&str) -> bool) -> Gibberish {
     let all = words(query);
     let content: Vec<String> = all.iter().filter(|w| !is_stop_word(w)).cloned().collect();
     let mut g = Gibberish {
@@ -125,8 +129,14 @@ pub fn gibberish_signs(query: &str) -> Gibberish {
     let distinct: HashSet<&String> = content.iter().collect();
     // Repetition is a sign when it is most of the question ("gnarp gnarp", "xkcd xkcd xkcd"):
     // a real question may well say a word twice ("what game did we play at the game night?").
-    g.repeated = content.len() >= 2 && distinct.len() * 2 <= content.len();
+    g.repeated = content.len() >= 2
+        && distinct.len() * 2 <= content.len()
+        && distinct.iter().any(|w| !known(w));
     for w in &content {
+        if known(w) {
+            g.wordlike += 1;
+            continue;
+        }
         if keyboard_run(w) {
             g.keyboard_runs += 1;
         }

@@ -87,18 +87,42 @@ fn sanitize_strips_control_sequences() {
 
 #[test]
 fn gibberish_signs_separate_nonsense_from_questions() {
-    let g = gibberish_signs("zorp flanngle quizzit?");
+    let g = gibberish_signs("zorp flanngle quizzit?", |_| false);
     assert!(g.wordlike < g.content_words, "{g:?}");
-    let g = gibberish_signs("What did Caroline research?");
+    let g = gibberish_signs("What did Caroline research?", |_| false);
     assert_eq!(g.wordlike, g.content_words);
-    let g = gibberish_signs("hjkl hjkl hjkl");
+    let g = gibberish_signs("hjkl hjkl hjkl", |_| false);
     assert!(g.repeated && g.keyboard_runs > 0);
-    assert!(gibberish_signs("poiuytrewq").keyboard_runs > 0);
-    let g = gibberish_signs("asdkj qwlek zmxnc");
+    assert!(gibberish_signs("poiuytrewq", |_| false).keyboard_runs > 0);
+    let g = gibberish_signs("asdkj qwlek zmxnc", |_| false);
     assert!(g.wordlike * 2 < g.content_words, "{g:?}");
-    assert!(gibberish_signs("gnarp gnarp").repeated);
-    assert!(gibberish_signs("xkcd xkcd xkcd").repeated);
-    assert!(gibberish_signs("aaaa").keyboard_runs > 0);
+    assert!(gibberish_signs("gnarp gnarp", |_| false).repeated);
+    assert!(gibberish_signs("xkcd xkcd xkcd", |_| false).repeated);
+    assert!(gibberish_signs("aaaa", |_| false).keyboard_runs > 0);
+}
+
+/// A word the store holds is the user's word, whatever its letters: "postgres" (four
+/// consonants in a row), "nginx", a saved commit hash, a word said twice.
+#[test]
+fn a_word_the_store_holds_is_never_gibberish() {
+    let known = |w: &str| ["postgres", "nginx", "tcpdump", "deadbeef42", "xkcd"].contains(&w);
+    for q in [
+        "Postgres",
+        "nginx tcpdump",
+        "deadbeef42",
+        "xkcd xkcd",
+        "postgres?",
+    ] {
+        let g = gibberish_signs(q, known);
+        assert_eq!(g.wordlike, g.content_words, "{q}: {g:?}");
+        assert!(
+            !g.repeated && g.keyboard_runs == 0 && g.hex_like == 0,
+            "{q}: {g:?}"
+        );
+    }
+    // The same words judged by their letters alone (no memory holds them).
+    assert!(gibberish_signs("Postgres", |_| false).wordlike == 0);
+    assert!(gibberish_signs("deadbeef42", |_| false).hex_like == 1);
 }
 
 /// Real questions that once read as nonsense: a word said twice, a two-letter name.
@@ -110,7 +134,7 @@ fn real_questions_are_not_gibberish() {
         "Did mama call papa about the tutu?",
         "When did Nate make vegan ice cream and share it with a vegan diet group?",
     ] {
-        let g = gibberish_signs(q);
+        let g = gibberish_signs(q, |_| false);
         assert!(!g.repeated, "{q}: {g:?}");
         assert_eq!(g.keyboard_runs, 0, "{q}: {g:?}");
         assert_eq!(g.wordlike, g.content_words, "{q}: {g:?}");
@@ -141,7 +165,7 @@ fn no_panics_on_odd_input() {
         let _ = words(s);
         let _ = entities(s);
         let _ = content_words(s);
-        let _ = gibberish_signs(s);
+        let _ = gibberish_signs(s, |_| false);
         let _ = preview(s, 5);
         let _ = bookkeeping_reason(s);
     }

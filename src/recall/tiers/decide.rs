@@ -5,6 +5,7 @@ use super::score::{
     RARE_MAX_DOCS, RARE_SHARE, SupportSignals, TIME_WORDS, Words, question_baseline, score_one,
     stems,
 };
+use super::why::{self, Rule};
 use super::{
     AnswerTier, Context, Decision, NOTE_RELATED, NOTE_RELATED_AGENT, Tier, gibberish, note_none,
     note_warming,
@@ -39,6 +40,7 @@ impl Decision {
     /// An answer of `tier` with `note`, showing `results`: measured (not warming), not
     /// gibberish, no weak list (see [`Decision::with_weak`]).
     fn answer(
+        rule: Rule,
         tier: AnswerTier,
         note: Option<String>,
         results: Vec<Shown>,
@@ -46,6 +48,8 @@ impl Decision {
     ) -> Decision {
         Decision {
             gibberish: None,
+            rule,
+            left: Vec::new(),
             tier,
             note,
             warming: false,
@@ -155,6 +159,14 @@ fn score_head(ctx: &Context<'_>, ranked: &[Candidate]) -> Result<(Vec<SupportSig
 /// request), present tense (the newest), warming (keyword results, related), gibberish
 /// (none), supported, related (the closest by support), pinned, none.
 pub fn decide(ctx: &Context<'_>, ranked: &[Candidate]) -> Result<Decision> {
+    let mut d = decide_tier(ctx, ranked)?;
+    if ctx.req.explain {
+        d.left = why::left_the_list(&d, ranked, ctx.req.limit.max(1));
+    }
+    Ok(d)
+}
+
+fn decide_tier(ctx: &Context<'_>, ranked: &[Candidate]) -> Result<Decision> {
     let req = ctx.req;
     let limit = req.limit.max(1);
     // An agent that did not ask for related memories is told they exist, not shown them.
@@ -177,7 +189,13 @@ pub fn decide(ctx: &Context<'_>, ranked: &[Candidate]) -> Result<Decision> {
         } else {
             AnswerTier::Supported
         };
-        return Ok(Decision::answer(tier, None, results, Vec::new()));
+        return Ok(Decision::answer(
+            Rule::Ungated,
+            tier,
+            None,
+            results,
+            Vec::new(),
+        ));
     }
 
     let (signals, strict) = score_head(ctx, ranked)?;
@@ -201,6 +219,7 @@ pub fn decide(ctx: &Context<'_>, ranked: &[Candidate]) -> Result<Decision> {
             .collect();
         if !results.is_empty() {
             return Ok(Decision::answer(
+                Rule::PresentTense,
                 AnswerTier::Supported,
                 None,
                 results,
@@ -235,13 +254,25 @@ pub fn decide(ctx: &Context<'_>, ranked: &[Candidate]) -> Result<Decision> {
             note.push_str(&format!(" ({r})"));
         }
         let results = if hide_related { Vec::new() } else { keep };
-        let mut d = Decision::answer(AnswerTier::Related, Some(note), results, signals);
+        let mut d = Decision::answer(
+            Rule::Warming,
+            AnswerTier::Related,
+            Some(note),
+            results,
+            signals,
+        );
         d.warming = true;
         return Ok(d);
     }
 
-    if junk.is_some() {
-        let mut d = Decision::answer(AnswerTier::None, Some(note_none()), Vec::new(), signals);
+    if let Some(why) = junk {
+        let mut d = Decision::answer(
+            Rule::Gibberish(why),
+            AnswerTier::None,
+            Some(note_none()),
+            Vec::new(),
+            signals,
+        );
         d.gibberish = junk;
         return Ok(d.with_weak(req.show_weak, ranked.iter()));
     }
@@ -259,10 +290,14 @@ pub fn decide(ctx: &Context<'_>, ranked: &[Candidate]) -> Result<Decision> {
             .map(|c| shown(c, Tier::Supported, &signals))
             .collect();
         let rest = ranked.iter().filter(|c| !supported.contains(&c.id));
-        return Ok(
-            Decision::answer(AnswerTier::Supported, None, results, signals)
-                .with_weak(req.show_weak, rest),
-        );
+        return Ok(Decision::answer(
+            Rule::Supported,
+            AnswerTier::Supported,
+            None,
+            results,
+            signals,
+        )
+        .with_weak(req.show_weak, rest));
     }
 
     // Pinned memories are still returned when nothing else is.
@@ -295,10 +330,16 @@ pub fn decide(ctx: &Context<'_>, ranked: &[Candidate]) -> Result<Decision> {
                 .collect();
             (shown, NOTE_RELATED)
         };
-        return Ok(
-            Decision::answer(AnswerTier::Related, Some(note.into()), results, signals)
-                .with_weak(req.show_weak, ranked.iter()),
-        );
+        return Ok(Decision::answer(
+            Rule::Related {
+                hidden: hide_related,
+            },
+            AnswerTier::Related,
+            Some(note.into()),
+            results,
+            signals,
+        )
+        .with_weak(req.show_weak, ranked.iter()));
     }
     if !pinned.is_empty() {
         let results = pinned
@@ -306,14 +347,19 @@ pub fn decide(ctx: &Context<'_>, ranked: &[Candidate]) -> Result<Decision> {
             .map(|c| (c, Tier::Related, None))
             .collect();
         return Ok(Decision::answer(
+            Rule::Pinned,
             AnswerTier::Related,
             Some(NOTE_RELATED.into()),
             results,
             signals,
         ));
     }
-    Ok(
-        Decision::answer(AnswerTier::None, Some(note_none()), Vec::new(), signals)
-            .with_weak(req.show_weak, ranked.iter()),
+    Ok(Decision::answer(
+        Rule::Nothing,
+        AnswerTier::None,
+        Some(note_none()),
+        Vec::new(),
+        signals,
     )
+    .with_weak(req.show_weak, ranked.iter()))
 }

@@ -13,7 +13,7 @@ pub fn gibberish(ctx: &Context<'_>, best_cosine: f64) -> Option<&'static str> {
     if q.content_words.is_empty() {
         return Some("no content words");
     }
-    let g = text::gibberish_signs(&ctx.req.query);
+    let g = text::gibberish_signs(&ctx.req.query, |w| ctx.engine.doc_freq(w) > 0);
     if g.repeated && g.content_words > 0 {
         return Some("repeated tokens");
     }

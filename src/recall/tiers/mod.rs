@@ -36,12 +36,14 @@
 //!
 //! Here: the tiers, the notes and the switch; `score` (one memory's support score and the
 //! tests beside it), `answer_type` (what kind of answer a question asks for), `gibberish`
-//! (the question-level signs), `decide` (which tier, which memories).
+//! (the question-level signs), `decide` (which tier, which memories), `why` (the rule that
+//! decided and why each memory left, for `--explain`).
 
 mod answer_type;
 mod decide;
 mod gibberish;
 mod score;
+mod why;
 
 pub use decide::{
     KEYWORD_FALLBACK_COVERAGE, RELATED_AT, RELATED_MAX, SUPPORT_DEPTH, WARMING_MAX, WEAK_MAX,
@@ -52,6 +54,7 @@ pub use score::{
     LIFT_FULL, MEANING_NEEDS_WORDS, RARE_MAX_DOCS, RARE_SHARE, SUPPORTED_AT, SupportSignals,
     W_COVERAGE, W_ENTITY, W_LIFT, W_RARE, W_RERANK, W_TIME, WORDS_ENOUGH, support_threshold,
 };
+pub use why::{Left, Rule};
 
 use super::RecallRequest;
 use super::classify::Classified;
@@ -155,6 +158,10 @@ impl Context<'_> {
 pub struct Decision {
     /// Why the question read as gibberish, when it did.
     pub gibberish: Option<&'static str>,
+    /// The rule that decided the tier.
+    pub rule: Rule,
+    /// With explain: each floor survivor not shown, with the step and reason it left.
+    pub left: Vec<Left>,
     pub tier: AnswerTier,
     pub note: Option<String>,
     pub warming: bool,

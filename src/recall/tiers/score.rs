@@ -97,6 +97,10 @@ pub struct SupportSignals {
     pub rerank: Option<f64>,
     /// The answer check's confidence that this memory answers, when it judged it.
     pub judge: Option<f64>,
+    /// The reader's confidence, when the reader judged it (it decides by its own rule).
+    pub reader: Option<f64>,
+    /// The support threshold this memory was held to (the loaded model's).
+    pub threshold: f64,
     /// The temporal producer's score, when it matched.
     pub temporal: Option<f64>,
     pub score: f64,
@@ -106,6 +110,43 @@ pub struct SupportSignals {
     /// question asks for no particular kind; see `answer_type`).
     pub of_type: bool,
     pub supported: bool,
+}
+
+impl SupportSignals {
+    /// Why this memory is not supported, in words (the first test it fails, in the order
+    /// the rule reads them); `None` when it is.
+    pub fn why_not(&self) -> Option<String> {
+        if self.supported {
+            return None;
+        }
+        Some(match self.reader {
+            Some(p) if p < support::READER_SUPPORTS_AT => format!(
+                "the reader says it does not answer ({p:.2} < {:.2})",
+                support::READER_SUPPORTS_AT
+            ),
+            Some(_) if self.score < support::READER_SCORE_FLOOR => format!(
+                "support {:.2} is below the reader's floor {:.2}",
+                self.score,
+                support::READER_SCORE_FLOOR
+            ),
+            None if !self.word_match => {
+                "it does not carry the question's words (every word without a question word; \
+                 else its rare words, or enough words with a close meaning)"
+                    .to_string()
+            }
+            _ if !self.names_ok => {
+                "it does not speak as, to or about the person or name asked about".to_string()
+            }
+            _ if !self.of_type => {
+                "it states no answer of the kind asked for (an amount, a version, a number)"
+                    .to_string()
+            }
+            _ => format!(
+                "support {:.2} is below the threshold {:.2}",
+                self.score, self.threshold
+            ),
+        })
+    }
 }
 
 /// Question words the support check compares: content words, stemmed.
@@ -260,6 +301,7 @@ pub(super) fn score_one(
     };
     // A question that asks for an amount, a version or a number is answered only by a
     // memory that states one (`answer_type`).
+    let threshold = support_threshold(ctx.engine);
     let supported = match reader {
         Some(p) => {
             p >= support::READER_SUPPORTS_AT
@@ -267,7 +309,7 @@ pub(super) fn score_one(
                 && names_ok
                 && of_type
         }
-        None => word_match && names_ok && of_type && score >= support_threshold(ctx.engine),
+        None => word_match && names_ok && of_type && score >= threshold,
     };
     SupportSignals {
         id: c.id,
@@ -283,6 +325,8 @@ pub(super) fn score_one(
         entity,
         rerank,
         judge,
+        reader,
+        threshold,
         temporal: c.channel_score(Channel::Temporal),
         score,
         word_match,
