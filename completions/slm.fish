@@ -28,13 +28,13 @@ complete -c slm -n "__fish_slm_needs_command" -l color -d 'When to use colour: a
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_needs_command" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_needs_command" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_needs_command" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_needs_command" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_needs_command" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_needs_command" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_needs_command" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_needs_command" -f -a "remember" -d 'Save a memory (the text argument, or standard input when it is absent or "-")'
-complete -c slm -n "__fish_slm_needs_command" -f -a "import" -d 'Import memories: JSON Lines (one object a line, as `export` writes; see the README), or a folder of Markdown and text notes'
+complete -c slm -n "__fish_slm_needs_command" -f -a "import" -d 'Import memories: JSON Lines (one object a line, as `export` writes; see docs/json.md), or a folder of Markdown and text notes'
 complete -c slm -n "__fish_slm_needs_command" -f -a "export" -d 'Write every memory as JSON Lines on standard output, in the format `import` reads'
 complete -c slm -n "__fish_slm_needs_command" -f -a "backup" -d 'Copy the store to a file while slm keeps working (SQLite\'s online backup), with a manifest beside it'
 complete -c slm -n "__fish_slm_needs_command" -f -a "restore" -d 'Put a backup in place of the store (the current store is kept aside), then rebuild the indexes'
@@ -72,7 +72,7 @@ always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand remember" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand remember" -l pin -d 'Pin it: a pinned memory always counts as evidence'
-complete -c slm -n "__fish_slm_using_subcommand remember" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand remember" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand remember" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand remember" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand remember" -s h -l help -d 'Print help'
@@ -89,7 +89,7 @@ complete -c slm -n "__fish_slm_using_subcommand import" -l dry-run -d 'Markdown:
 complete -c slm -n "__fish_slm_using_subcommand import" -l follow-links -d 'Markdown: follow symbolic links (files and folders) whose target is inside the folder; without it links are skipped, and no link is ever followed out of the folder'
 complete -c slm -n "__fish_slm_using_subcommand import" -l skip-bad -d 'Import the good lines and report the bad ones (default: any bad line imports nothing)'
 complete -c slm -n "__fish_slm_using_subcommand import" -l print-ids -d 'Print "LINE<TAB>ID" for each memory as soon as it is durable'
-complete -c slm -n "__fish_slm_using_subcommand import" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand import" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand import" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand import" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand import" -s h -l help -d 'Print help'
@@ -100,7 +100,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand export" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand export" -l all-profiles -d 'Every profile (default: only the one --profile names)'
 complete -c slm -n "__fish_slm_using_subcommand export" -l include-bookkeeping -d 'Include bookkeeping rows (hook noise), which are left out by default'
-complete -c slm -n "__fish_slm_using_subcommand export" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand export" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand export" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand export" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand export" -s h -l help -d 'Print help'
@@ -109,7 +109,7 @@ complete -c slm -n "__fish_slm_using_subcommand backup" -l color -d 'When to use
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand backup" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand backup" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand backup" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand backup" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand backup" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand backup" -s h -l help -d 'Print help'
@@ -119,7 +119,7 @@ always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand restore" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand restore" -l dry-run -d 'Check the backup and say what would happen; change nothing'
-complete -c slm -n "__fish_slm_using_subcommand restore" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand restore" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand restore" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand restore" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand restore" -s h -l help -d 'Print help'
@@ -143,7 +143,7 @@ complete -c slm -n "__fish_slm_using_subcommand recall" -l include-related -d 'W
 complete -c slm -n "__fish_slm_using_subcommand recall" -l explain -d 'Print a trace of every stage'
 complete -c slm -n "__fish_slm_using_subcommand recall" -l include-shared -d 'Let shared memories join'
 complete -c slm -n "__fish_slm_using_subcommand recall" -l include-global -d 'Let global memories join'
-complete -c slm -n "__fish_slm_using_subcommand recall" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand recall" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand recall" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand recall" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand recall" -s h -l help -d 'Print help'
@@ -152,7 +152,7 @@ complete -c slm -n "__fish_slm_using_subcommand expand" -l color -d 'When to use
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand expand" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand expand" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand expand" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand expand" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand expand" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand expand" -s h -l help -d 'Print help'
@@ -166,7 +166,7 @@ always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand list" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand list" -l all -d 'Include bookkeeping rows (hook noise), which are hidden by default'
-complete -c slm -n "__fish_slm_using_subcommand list" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand list" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand list" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand list" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand list" -s h -l help -d 'Print help'
@@ -175,7 +175,7 @@ complete -c slm -n "__fish_slm_using_subcommand show" -l color -d 'When to use c
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand show" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand show" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand show" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand show" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand show" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand show" -s h -l help -d 'Print help'
@@ -192,7 +192,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand update" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand update" -l pin
 complete -c slm -n "__fish_slm_using_subcommand update" -l unpin
-complete -c slm -n "__fish_slm_using_subcommand update" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand update" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand update" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand update" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand update" -s h -l help -d 'Print help'
@@ -201,7 +201,7 @@ complete -c slm -n "__fish_slm_using_subcommand delete" -l color -d 'When to use
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand delete" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand delete" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand delete" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand delete" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand delete" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand delete" -s h -l help -d 'Print help'
@@ -216,7 +216,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand forget" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand forget" -l dry-run -d 'Show what would be forgotten; change nothing'
 complete -c slm -n "__fish_slm_using_subcommand forget" -s y -l yes -d 'Do not ask'
-complete -c slm -n "__fish_slm_using_subcommand forget" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand forget" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand forget" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand forget" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand forget" -s h -l help -d 'Print help'
@@ -229,7 +229,7 @@ complete -c slm -n "__fish_slm_using_subcommand feedback" -l profile -d 'The pro
 complete -c slm -n "__fish_slm_using_subcommand feedback" -l list -d 'List the marks on record, newest first'
 complete -c slm -n "__fish_slm_using_subcommand feedback" -l forget -d 'Remove the marks, the logged recalls and the learned models of this profile'
 complete -c slm -n "__fish_slm_using_subcommand feedback" -l all-profiles -d 'With --list or --forget: every profile, not only the current one'
-complete -c slm -n "__fish_slm_using_subcommand feedback" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand feedback" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand feedback" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand feedback" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand feedback" -s h -l help -d 'Print help'
@@ -242,7 +242,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand session-context" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand session-context" -l include-shared -d 'Let shared memories join'
 complete -c slm -n "__fish_slm_using_subcommand session-context" -l include-global -d 'Let global memories join'
-complete -c slm -n "__fish_slm_using_subcommand session-context" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand session-context" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand session-context" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand session-context" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand session-context" -s h -l help -d 'Print help'
@@ -251,7 +251,7 @@ complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcom
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -s h -l help -d 'Print help'
@@ -264,7 +264,7 @@ complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -s h -l help -d 'Print help'
@@ -275,7 +275,7 @@ complete -c slm -n "__fish_slm_using_subcommand mcp" -l color -d 'When to use co
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand mcp" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand mcp" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand mcp" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand mcp" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand mcp" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand mcp" -s h -l help -d 'Print help'
@@ -287,7 +287,7 @@ never\t''"
 complete -c slm -n "__fish_slm_using_subcommand serve" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand serve" -l allow-remote -d 'Allow a non-loopback address (memories become reachable from other machines)'
 complete -c slm -n "__fish_slm_using_subcommand serve" -l print-token -d 'Print the access token (made on first use) and exit; needs no --http'
-complete -c slm -n "__fish_slm_using_subcommand serve" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand serve" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand serve" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand serve" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand serve" -s h -l help -d 'Print help'
@@ -296,7 +296,7 @@ complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subc
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -s h -l help -d 'Print help'
@@ -311,7 +311,7 @@ complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcomma
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from start" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from start" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from start" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from start" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from start" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from start" -s h -l help -d 'Print help'
@@ -320,7 +320,7 @@ complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcomma
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from stop" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from stop" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from stop" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from stop" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from stop" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help'
@@ -329,7 +329,7 @@ complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcomma
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from status" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from status" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from status" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from status" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from status" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
@@ -338,7 +338,7 @@ complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcomma
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from restart" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from restart" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from restart" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from restart" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from restart" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from restart" -s h -l help -d 'Print help'
@@ -347,7 +347,7 @@ complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcomma
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from run" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from run" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from run" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from run" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from run" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from run" -s h -l help -d 'Print help'
@@ -362,7 +362,7 @@ complete -c slm -n "__fish_slm_using_subcommand answer-check; and not __fish_see
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and not __fish_seen_subcommand_from hosted off auto local status help" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand answer-check; and not __fish_seen_subcommand_from hosted off auto local status help" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand answer-check; and not __fish_seen_subcommand_from hosted off auto local status help" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and not __fish_seen_subcommand_from hosted off auto local status help" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and not __fish_seen_subcommand_from hosted off auto local status help" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and not __fish_seen_subcommand_from hosted off auto local status help" -s h -l help -d 'Print help'
@@ -381,7 +381,7 @@ always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from hosted" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from hosted" -l yes -d 'Consent without asking (for scripts): what leaves the machine is still printed'
-complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from hosted" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from hosted" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from hosted" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from hosted" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from hosted" -s h -l help -d 'Print help'
@@ -390,7 +390,7 @@ complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_su
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from off" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from off" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from off" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from off" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from off" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from off" -s h -l help -d 'Print help'
@@ -399,7 +399,7 @@ complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_su
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from auto" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from auto" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from auto" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from auto" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from auto" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from auto" -s h -l help -d 'Print help'
@@ -408,7 +408,7 @@ complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_su
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from local" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from local" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from local" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from local" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from local" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from local" -s h -l help -d 'Print help'
@@ -417,7 +417,7 @@ complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_su
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from status" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from status" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from status" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from status" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from status" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
@@ -432,7 +432,7 @@ complete -c slm -n "__fish_slm_using_subcommand reindex" -l color -d 'When to us
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand reindex" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand reindex" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand reindex" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand reindex" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand reindex" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand reindex" -s h -l help -d 'Print help'
@@ -441,7 +441,7 @@ complete -c slm -n "__fish_slm_using_subcommand doctor" -l color -d 'When to use
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand doctor" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand doctor" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand doctor" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand doctor" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand doctor" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand doctor" -s h -l help -d 'Print help'
@@ -450,7 +450,7 @@ complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcom
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions pairs notes help" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions pairs notes help" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions pairs notes help" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions pairs notes help" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions pairs notes help" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions pairs notes help" -s h -l help -d 'Print help'
@@ -477,7 +477,7 @@ always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l ablate -d 'Also run every question with each channel switched off in turn and print the table'
-complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -s h -l help -d 'Print help'
@@ -488,7 +488,7 @@ complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -s h -l help -d 'Print help'
@@ -497,7 +497,7 @@ complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from pairs" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from pairs" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from pairs" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from pairs" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from pairs" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from pairs" -s h -l help -d 'Print help'
@@ -509,7 +509,7 @@ complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from notes" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from notes" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from notes" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from notes" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from notes" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from notes" -s h -l help -d 'Print help'
@@ -523,7 +523,7 @@ complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subco
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export help" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export help" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export help" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export help" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export help" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export help" -s h -l help -d 'Print help'
@@ -540,7 +540,7 @@ complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcomman
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -s h -l help -d 'Print help'
@@ -553,7 +553,7 @@ complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcomman
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -s h -l help -d 'Print help'
@@ -566,7 +566,7 @@ complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcomman
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -s h -l help -d 'Print help'
@@ -579,7 +579,7 @@ complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcomman
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -s h -l help -d 'Print help'
@@ -590,7 +590,7 @@ complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcomman
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from export" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from export" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from export" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from export" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from export" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help'
@@ -605,7 +605,7 @@ complete -c slm -n "__fish_slm_using_subcommand completions" -l color -d 'When t
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand completions" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand completions" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand completions" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand completions" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand completions" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand completions" -s h -l help -d 'Print help'
@@ -614,13 +614,13 @@ complete -c slm -n "__fish_slm_using_subcommand man" -l color -d 'When to use co
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand man" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand man" -l json -d 'Print machine-readable JSON (the schema is in the README, "JSON output")'
+complete -c slm -n "__fish_slm_using_subcommand man" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand man" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand man" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
 complete -c slm -n "__fish_slm_using_subcommand man" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand man" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import export backup restore recall expand list show update delete forget feedback session-context hook mcp serve worker answer-check reindex doctor eval bench completions man help" -f -a "remember" -d 'Save a memory (the text argument, or standard input when it is absent or "-")'
-complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import export backup restore recall expand list show update delete forget feedback session-context hook mcp serve worker answer-check reindex doctor eval bench completions man help" -f -a "import" -d 'Import memories: JSON Lines (one object a line, as `export` writes; see the README), or a folder of Markdown and text notes'
+complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import export backup restore recall expand list show update delete forget feedback session-context hook mcp serve worker answer-check reindex doctor eval bench completions man help" -f -a "import" -d 'Import memories: JSON Lines (one object a line, as `export` writes; see docs/json.md), or a folder of Markdown and text notes'
 complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import export backup restore recall expand list show update delete forget feedback session-context hook mcp serve worker answer-check reindex doctor eval bench completions man help" -f -a "export" -d 'Write every memory as JSON Lines on standard output, in the format `import` reads'
 complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import export backup restore recall expand list show update delete forget feedback session-context hook mcp serve worker answer-check reindex doctor eval bench completions man help" -f -a "backup" -d 'Copy the store to a file while slm keeps working (SQLite\'s online backup), with a manifest beside it'
 complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import export backup restore recall expand list show update delete forget feedback session-context hook mcp serve worker answer-check reindex doctor eval bench completions man help" -f -a "restore" -d 'Put a backup in place of the store (the current store is kept aside), then rebuild the indexes'

@@ -1,6 +1,6 @@
 //! One error type for the whole program, gathered from the modules' own failures.
 //!
-//! Every error knows its exit code (documented in the README: 0 ok, 1 internal or
+//! Every error knows its exit code (documented in docs/json.md: 0 ok, 1 internal or
 //! environment failure, 2 usage or input error, 75 busy) and may carry a hint that
 //! tells the user the command that fixes it.
 

@@ -4,7 +4,7 @@
 //! # JSON output (schema version 1)
 //! With `--json`, every command prints exactly one JSON object on stdout:
 //! `{"schema_version": 1, "command": "<name>", ...}` followed by the command's fields
-//! (documented in the README, "JSON output"). Failures print
+//! (documented in docs/json.md). Failures print
 //! `{"schema_version": 1, "command": "<name>", "error": {"code", "message", "hint", "retryable"}}`
 //! and exit non-zero. Fields are only ever added within a schema version.
 

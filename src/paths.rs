@@ -13,7 +13,7 @@ pub const CACHE_ENV: &str = "SLM_CACHE_DIR";
 /// The models slm uses unless `model.id` / `SLM_MODEL_ID` / `model.dir` picks one, best
 /// first: the first one installed is the default. `scripts/setup.sh` installs both;
 /// `scripts/setup.sh --model minilm` only the small Apache-2.0 one. EmbeddingGemma retrieves
-/// better (issue "A stronger memory model"; the README's "Models" has the figures).
+/// better (issue "A stronger memory model"; docs/measurements.md has the figures).
 pub const DEFAULT_MODELS: &[&str] = &[EMBEDDINGGEMMA_MODEL_NAME, MINILM_MODEL_NAME];
 /// all-MiniLM-L6-v2 int8 (Apache-2.0): the fallback when EmbeddingGemma is not installed.
 pub const MINILM_MODEL_NAME: &str = "all-minilm-l6-v2-int8";

@@ -240,3 +240,50 @@ mod tests {
         );
     }
 }
+
+/// The settings file as it is now, read again only when it changed: a long-lived worker
+/// must follow `slm answer-check off` the moment it is written (consent), but reading and
+/// parsing the file on every recall was waste. A `stat` tells: every save replaces the file
+/// by a rename (a new inode), and an edit in place changes its length or modification time.
+#[derive(Debug)]
+pub struct Live {
+    path: std::path::PathBuf,
+    last: std::sync::Mutex<Option<(Stamp, std::sync::Arc<Settings>)>>,
+}
+
+/// What says the settings file changed: inode, length and modification time (`None` when
+/// there is no file, so the defaults).
+type Stamp = Option<(u64, u64, Option<std::time::SystemTime>)>;
+
+fn stamp(path: &std::path::Path) -> crate::Result<Stamp> {
+    use std::os::unix::fs::MetadataExt;
+    match std::fs::metadata(path) {
+        Ok(m) => Ok(Some((m.ino(), m.len(), m.modified().ok()))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(crate::Error::io(format!("reading {}", path.display()), e)),
+    }
+}
+
+impl Live {
+    pub fn new(path: std::path::PathBuf) -> Live {
+        Live {
+            path,
+            last: std::sync::Mutex::new(None),
+        }
+    }
+
+    /// The settings now: the last read when the file is unchanged, else read again (a
+    /// broken file is the same input error as [`Settings::load`]).
+    pub fn current(&self) -> crate::Result<std::sync::Arc<Settings>> {
+        let now = stamp(&self.path)?;
+        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((s, settings)) = last.as_ref() {
+            if *s == now {
+                return Ok(settings.clone());
+            }
+        }
+        let settings = std::sync::Arc::new(Settings::load(&self.path)?);
+        *last = Some((now, settings.clone()));
+        Ok(settings)
+    }
+}

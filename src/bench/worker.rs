@@ -49,9 +49,9 @@ fn timed(
             Ok(o) if o.status.success() => out.lock().expect("lock").push(ms),
             Ok(o) => {
                 *failed.lock().expect("lock") = Some(format!(
-                    "{:?} exited {:?}: {}",
-                    jobs[i],
-                    o.status.code(),
+                    "slm {} exited {}: {}",
+                    jobs[i].join(" "),
+                    exit_status(&o.status),
                     String::from_utf8_lossy(&o.stderr)
                 ))
             }
@@ -72,8 +72,9 @@ fn ask_json(mut c: Command, args: &[String]) -> Result<(f64, Value)> {
     let ms = t.elapsed().as_secs_f64() * 1000.0;
     if !o.status.success() {
         return Err(Error::Other(format!(
-            "bench worker: {args:?} exited {:?}: {}",
-            o.status.code(),
+            "bench worker: slm {} exited {}: {}",
+            args.join(" "),
+            exit_status(&o.status),
             String::from_utf8_lossy(&o.stderr)
         )));
     }
@@ -170,8 +171,8 @@ fn judge_cost(
             Ok(())
         } else {
             Err(Error::Other(format!(
-                "bench worker: slm answer-check {mode} exited {:?}: {}",
-                o.status.code(),
+                "bench worker: slm answer-check {mode} exited {}: {}",
+                exit_status(&o.status),
                 String::from_utf8_lossy(&o.stderr)
             )))
         }
@@ -384,4 +385,12 @@ pub fn run(a: BenchRecallArgs, style: Style) -> Result<i32> {
     });
     crate::output::emit(style, "bench", body, || human)?;
     Ok(0)
+}
+
+/// How a process ended, in words: "with code 1", "by a signal".
+fn exit_status(s: &std::process::ExitStatus) -> String {
+    match s.code() {
+        Some(c) => format!("with code {c}"),
+        None => "by a signal".to_string(),
+    }
 }

@@ -20,7 +20,7 @@ pub struct Cli {
 
 #[derive(Debug, Args, Clone)]
 pub struct GlobalArgs {
-    /// Print machine-readable JSON (the schema is in the README, "JSON output").
+    /// Print machine-readable JSON (the schema is in docs/json.md).
     #[arg(long, global = true)]
     pub json: bool,
     /// When to use colour: auto means a terminal without NO_COLOR and without --json.
@@ -56,7 +56,7 @@ pub enum Command {
     /// Save a memory (the text argument, or standard input when it is absent or "-").
     #[command(after_help = REMEMBER_EXAMPLES)]
     Remember(RememberArgs),
-    /// Import memories: JSON Lines (one object a line, as `export` writes; see the README),
+    /// Import memories: JSON Lines (one object a line, as `export` writes; see docs/json.md),
     /// or a folder of Markdown and text notes.
     #[command(after_help = IMPORT_EXAMPLES)]
     Import(ImportArgs),

@@ -21,6 +21,15 @@ Examples:
     slm import - --skip-bad < memories.jsonl";
 
 pub(super) const RECALL_EXAMPLES: &str = "\
+The answer:
+  The first line is the tier: supported (a memory answers it), related (close, not the
+  answer) or none (not in memory). Each result line reads
+     1. ▰▰▰▱▱  #12  2026-12-07  We chose Postgres for the analytics warehouse
+  rank, the support bar, the memory's id, its date and its text. The bar is the support
+  check's score for that memory alone (how well it carries the question; five cells = 1.0,
+  dots = not scored); --explain prints the exact score and the threshold it was held to.
+  --json keeps every score (support_score, relevance_score, ...; see docs/json.md).
+
 Examples:
   Ask a question:
     slm recall \"Which database did we choose for analytics?\"

@@ -92,6 +92,9 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
     let vectors = engine.vector_health();
     let pending = engine.pending_embeddings()?;
     let pending_passages = engine.pending_passages()?;
+    // The probe: one embedding made now (its length, or why it failed), for people; the
+    // JSON keeps its fields.
+    let mut probe_text: Option<std::result::Result<usize, String>> = None;
     let (model, probe) = match engine.embedder() {
         Some(e) => {
             let probe = e
@@ -99,9 +102,13 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
                 .map(|mut v| v.pop().unwrap_or_default());
             let probe = match probe {
                 Ok(v) => {
+                    probe_text = Some(Ok(v.len()));
                     json!({ "dimension": v.len(), "norm": v.iter().map(|x| x * x).sum::<f32>().sqrt(), "first": &v[..v.len().min(4)] })
                 }
-                Err(e) => json!({ "error": e.to_string() }),
+                Err(e) => {
+                    probe_text = Some(Err(e.to_string()));
+                    json!({ "error": e.to_string() })
+                }
             };
             (
                 json!({ "state": "loaded", "id": e.id(), "dimension": e.dim(), "similarity_floor": e.similarity_floor(),
@@ -115,6 +122,7 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
     let reader = reader_health(&engine);
     let ok = engine.embedder().is_some() && bm25.usable() && integrity == "ok" && writes_ok;
     let worker = crate::worker::client::status(&engine.paths).ok().flatten();
+    let vector_count = engine.with_vectors(|v| v.map(|v| v.len()))?;
     let body = json!({
         "ok": ok,
         "data_dir": engine.paths.data.display().to_string(),
@@ -123,7 +131,7 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
                    "memories": count, "generation": generation, "integrity": integrity },
         "writes": { "ok": writes_ok, "no_writes": no_writes, "free_bytes": free, "open_error": open_error },
         "bm25": { "health": bm25, "documents": engine.num_docs() },
-        "vectors": { "health": vectors, "size": engine.with_vectors(|v| v.map(|v| v.len()))?, "pending_embeddings": pending,
+        "vectors": { "health": vectors, "size": vector_count, "pending_embeddings": pending,
                      "pending_passages": pending_passages },
         "model": model,
         "probe_embedding": probe,
@@ -140,9 +148,10 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
             }
         };
         s.push_str(&format!(
-            "{}store      {} ({count} memories, generation {generation}, integrity {integrity})\n",
+            "{}store      {} ({}, generation {generation}, integrity check: {integrity})\n",
             mark(integrity == "ok"),
-            engine.paths.store().display()
+            engine.paths.store().display(),
+            memories(count as usize)
         ));
         if integrity != "ok" {
             s.push_str("           damaged: `slm export` saves what can still be read; `slm restore BACKUP` puts back a copy made by `slm backup BACKUP` (the damaged store is kept aside)\n");
@@ -155,43 +164,45 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
             (why, err) => format!(
                 "{}writes     {}: reads work, nothing can be written ({free_text}){}\n",
                 mark(false),
-                match why {
-                    Some(crate::store::NoWrites::DiskFull) => "the disk is full",
-                    Some(crate::store::NoWrites::ReadOnly) => "the data dir is read-only",
-                    None => "opening for writing failed",
-                },
+                why.map(|w| w.to_string())
+                    .unwrap_or_else(|| "opening for writing failed".into()),
                 err.as_ref().map(|e| format!("; {e}")).unwrap_or_default()
             ),
         });
         s.push_str(&format!(
-            "{}keywords   {:?}, {} documents\n",
+            "{}keywords   {bm25}, {}\n",
             mark(bm25.usable()),
-            bm25,
-            engine.num_docs()
+            memories(engine.num_docs() as usize)
         ));
         match engine.embedder() {
             Some(e) => {
                 s.push_str(&format!(
-                    "{}model      {} ({}-d; licence: {})\n",
+                    "{}model      {} ({} dimensions; licence: {})\n",
                     mark(true),
                     e.id(),
                     e.dim(),
                     e.license().unwrap_or("see its model directory")
                 ));
+                s.push_str(&match &probe_text {
+                    Some(Ok(d)) => {
+                        format!(
+                            "{}probe      a test embedding works ({d} dimensions)\n",
+                            mark(true)
+                        )
+                    }
+                    Some(Err(e)) => {
+                        format!("{}probe      a test embedding failed: {e}\n", mark(false))
+                    }
+                    None => format!("{}probe      no test embedding was made\n", mark(false)),
+                });
                 s.push_str(&format!(
-                    "{}probe      {}\n",
-                    mark(probe.get("dimension").is_some()),
-                    probe
-                ));
-                s.push_str(&format!(
-                    "{}vectors    {:?}, {} pending embeddings{}\n",
+                    "{}vectors    {vectors}, {}{}\n",
                     mark(vectors.usable()),
-                    vectors,
-                    pending,
-                    if pending > 0 {
-                        " (not yet embedded by this model; the worker catches up, `slm reindex` does it now)"
-                    } else {
-                        ""
+                    memories(vector_count.unwrap_or(0)),
+                    match pending {
+                        0 => String::new(),
+                        1 => "; 1 memory waits for its embedding by this model (the worker catches up, `slm reindex` does it now)".into(),
+                        n => format!("; {n} memories wait for their embedding by this model (the worker catches up, `slm reindex` does it now)"),
                     }
                 ));
                 if pending_passages > 0 {
@@ -209,7 +220,7 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
             None => {
                 let st = engine.model_status();
                 s.push_str(&format!(
-                    "{}model      {}\n     recall runs keyword-only until this is fixed{}\n",
+                    "{}model      {}\n           recall runs keyword-only until this is fixed{}\n",
                     mark(false),
                     st.map(|m| m.detail.clone()).unwrap_or_default(),
                     st.and_then(|m| m.fix.clone())
@@ -225,7 +236,7 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
                 reader["dir"].as_str().unwrap_or_default()
             ),
             Some("not_configured") => {
-                "    reader     none configured (settings answer_check.reader_dir; see the README)\n"
+                "    reader     none configured (settings answer_check.reader_dir; see docs/models.md)\n"
                     .to_string()
             }
             _ => format!(
@@ -248,6 +259,15 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
         s.trim_end().to_string()
     })?;
     Ok(if ok { 0 } else { 1 })
+}
+
+/// "1 memory", "3 memories".
+fn memories(n: usize) -> String {
+    if n == 1 {
+        "1 memory".into()
+    } else {
+        format!("{n} memories")
+    }
 }
 
 /// The reader as doctor sees it: loaded or why not (waits for its background load).

@@ -19,6 +19,19 @@ pub enum State {
     Unavailable(String),
 }
 
+/// What a person reads about a cross-encoder or reader: "ready", "still loading",
+/// "unavailable (why)".
+impl std::fmt::Display for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            State::NotConfigured => f.write_str("none configured"),
+            State::Loading => f.write_str("still loading"),
+            State::Ready(_) => f.write_str("ready"),
+            State::Unavailable(why) => write!(f, "unavailable ({why})"),
+        }
+    }
+}
+
 /// The engine's slot: the loader thread replaces its state once, readers clone the `Arc`.
 pub type Slot = Arc<Mutex<Arc<State>>>;
 

@@ -65,7 +65,10 @@ pub fn run_f32<T: ort::value::ValueTypeMarker + ?Sized>(
     // SAFETY: `info.0` is live until `info` drops.
     check(unsafe { (api.GetTensorElementType)(info.0, &mut kind) })?;
     if kind != ONNXTensorElementDataType::ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT {
-        return Err(format!("the output is {kind:?}, not float"));
+        return Err(format!(
+            "the output's element type is ONNX type {}, not float (type 1)",
+            kind as i32
+        ));
     }
     let mut rank = 0usize;
     check(unsafe { (api.GetDimensionsCount)(info.0, &mut rank) })?;

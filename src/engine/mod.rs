@@ -100,6 +100,9 @@ pub struct Remembered {
 pub struct Engine {
     pub paths: Paths,
     pub settings: Settings,
+    /// The settings file as it is now, for what must follow it while the engine lives (the
+    /// answer check: consent, mode, reader); read again only when the file changed.
+    pub live_settings: crate::settings::Live,
     pub clock: Clock,
     store: Mutex<Store>,
     bm25: RwLock<Bm25>,
@@ -230,6 +233,7 @@ impl Engine {
         };
         let store_file = store.file_id();
         let engine = Engine {
+            live_settings: crate::settings::Live::new(paths.settings()),
             paths,
             settings,
             clock,

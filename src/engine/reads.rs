@@ -110,6 +110,12 @@ impl Engine {
         Some(r)
     }
 
+    /// Whether counting tokens costs no load: the model is loaded, or its tokenizer already
+    /// was for counting.
+    pub fn tokenizer_at_hand(&self) -> bool {
+        self.embedder.is_some() || self.counting_tokenizer.get().is_some()
+    }
+
     /// Count tokens with the embedding model's tokenizer. Without the model loaded (the cold
     /// path) only its tokenizer is loaded, on first use, so budgets count the same tokens
     /// either way; the deliberately high estimate is left for a missing model.

@@ -550,7 +550,7 @@ fn run_questions(a: EvalQuestionsArgs, style: Style) -> Result<i32> {
         );
         for (q, t, p) in &failures {
             s.push_str(&format!(
-                "  FAIL {q:?} → {t:?}{}\n",
+                "  FAIL {q:?} → {t}{}\n",
                 p.as_ref()
                     .map(|p| format!(" (top: {p})"))
                     .unwrap_or_default()

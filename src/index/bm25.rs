@@ -154,7 +154,7 @@ impl Bm25 {
                 Err(_) => Err("its store stamp is missing".to_string()),
             },
             Ok(_) => Err("it was made by another slm version".to_string()),
-            Err(_) if !dir.exists() => Err("it did not exist".to_string()),
+            Err(_) if !dir.exists() => Err("there was none".to_string()),
             Err(_) => Err("its format marker is missing".to_string()),
         };
         match existing {

@@ -27,6 +27,21 @@ pub enum IndexHealth {
     Unavailable(String),
 }
 
+/// What a person reads about an index (`slm doctor`, a channel's status, an error):
+/// "up to date", "caught up with 3 changes", "rebuilt (there was none)".
+impl std::fmt::Display for IndexHealth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IndexHealth::Ready => f.write_str("up to date"),
+            IndexHealth::CaughtUp(1) => f.write_str("caught up with 1 change"),
+            IndexHealth::CaughtUp(n) => write!(f, "caught up with {n} changes"),
+            IndexHealth::Rebuilt(why) => write!(f, "rebuilt ({why})"),
+            IndexHealth::Stale(why) => write!(f, "not up to date ({why})"),
+            IndexHealth::Unavailable(why) => write!(f, "unavailable ({why})"),
+        }
+    }
+}
+
 impl IndexHealth {
     pub fn usable(&self) -> bool {
         !matches!(self, IndexHealth::Unavailable(_))

@@ -118,7 +118,7 @@ impl Vectors {
                 Ok(s) => s,
                 Err(_) => return fresh("its sidecar is unreadable".into()),
             },
-            Err(_) => return fresh("it did not exist".into()),
+            Err(_) => return fresh("there was none".into()),
         };
         if sidecar.store_id != store_id {
             return fresh("it was built for another store".into());

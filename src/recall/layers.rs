@@ -38,6 +38,9 @@ pub struct LayersReport {
     pub depth: u8,
     pub max_tokens: Option<usize>,
     pub tokens_used: usize,
+    /// `tokens_used` was estimated, not counted: no budget asked for an exact count and the
+    /// model's tokenizer was not loaded (the cold path; see [`apply`]).
+    pub tokens_estimated: bool,
     pub trimmed: Vec<String>,
 }
 
@@ -123,25 +126,27 @@ pub fn context_for(engine: &Engine, id: i64, filters: &super::filters::Filters) 
     Ok(Context { items })
 }
 
-fn body_tokens(engine: &Engine, r: &ScoredResult) -> usize {
+fn body_tokens(count: &dyn Fn(&str) -> usize, r: &ScoredResult) -> usize {
     let body = r.text.as_deref().unwrap_or(&r.preview);
-    RESULT_OVERHEAD_TOKENS + engine.count_tokens(body)
+    RESULT_OVERHEAD_TOKENS + count(body)
 }
 
-fn context_tokens(engine: &Engine, r: &ScoredResult) -> usize {
-    r.context.as_ref().map_or(0, |c| {
-        c.items
-            .iter()
-            .map(|i| 4 + engine.count_tokens(&i.text))
-            .sum()
-    })
+fn context_tokens(count: &dyn Fn(&str) -> usize, r: &ScoredResult) -> usize {
+    r.context
+        .as_ref()
+        .map_or(0, |c| c.items.iter().map(|i| 4 + count(&i.text)).sum())
 }
 
-/// Tokens a result list costs, the way `apply` counts it.
+/// Tokens a result list costs, the way `apply` counts it (the model's tokenizer).
 pub fn cost(engine: &Engine, results: &[ScoredResult]) -> usize {
+    cost_with(&|s: &str| engine.count_tokens(s), results)
+}
+
+/// The same with another counter.
+fn cost_with(count: &dyn Fn(&str) -> usize, results: &[ScoredResult]) -> usize {
     results
         .iter()
-        .map(|r| body_tokens(engine, r) + context_tokens(engine, r))
+        .map(|r| body_tokens(count, r) + context_tokens(count, r))
         .sum()
 }
 
@@ -180,7 +185,17 @@ pub fn apply(
         ..Default::default()
     };
     let Some(budget) = req.max_tokens else {
-        report.tokens_used = cost(engine, results) + cost(engine, weak);
+        // Without a budget the count is only reported: counted when the tokenizer is at
+        // hand (the worker, or a model loaded here), else estimated. Loading EmbeddingGemma's
+        // 33 MB tokenizer for that number was most of a cold recall's time (layers 1.9 s of
+        // 2.0 s on a loaded machine, 2026-12-07). A budget is always counted exactly.
+        if engine.tokenizer_at_hand() {
+            report.tokens_used = cost(engine, results) + cost(engine, weak);
+        } else {
+            let estimate = |s: &str| crate::embed::fallback_token_count(s);
+            report.tokens_used = cost_with(&estimate, results) + cost_with(&estimate, weak);
+            report.tokens_estimated = true;
+        }
         return Ok(report);
     };
     // Weak matches are extras: they go before any real result is touched.
@@ -206,7 +221,8 @@ pub fn apply(
         if total <= budget {
             break;
         }
-        let others = total - body_tokens(engine, last) - context_tokens(engine, last);
+        let count = |s: &str| engine.count_tokens(s);
+        let others = total - body_tokens(&count, last) - context_tokens(&count, last);
         let room = budget.saturating_sub(others + RESULT_OVERHEAD_TOKENS);
         let body = last.text.clone().unwrap_or_else(|| last.preview.clone());
         let short = if room > 0 {

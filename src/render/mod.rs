@@ -8,6 +8,11 @@ mod memories;
 mod recall;
 mod writes;
 
+#[cfg(test)]
+mod human_check;
+#[cfg(test)]
+mod human_tests;
+
 pub use memories::{list, show};
 pub use recall::{expand, recall};
 pub use writes::{deleted, remembered, updated};

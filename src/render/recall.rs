@@ -18,7 +18,8 @@ fn tier_label(t: Tier) -> &'static str {
 pub const BAR_CELLS: usize = 5;
 
 /// The support score as a bar a person reads at a glance: `BAR_CELLS` cells, filled in
-/// proportion (rounded), so 0.40 (the usual supported threshold) is two of five. A memory
+/// proportion (rounded): EmbeddingGemma's supported threshold 0.50 fills two or three of
+/// five (MiniLM's 0.40 two). A memory
 /// the support check did not score (a present-tense or pinned answer, the ungated list)
 /// shows dots: there is nothing to show, and no number pretends otherwise.
 ///
@@ -122,6 +123,18 @@ pub fn recall(resp: &RecallResponse, style: Style, explain: bool) -> String {
     s.trim_end().to_string()
 }
 
+/// The channel weights as "semantic 2.70, bm25 0.20, …".
+fn weights(w: &crate::recall::classify::Weights) -> String {
+    match serde_json::to_value(w) {
+        Ok(serde_json::Value::Object(m)) => m
+            .iter()
+            .map(|(k, v)| format!("{k} {:.2}", v.as_f64().unwrap_or(0.0)))
+            .collect::<Vec<_>>()
+            .join(", "),
+        _ => String::new(),
+    }
+}
+
 /// Memory ids as a person reads them: "#1, #4".
 fn ids(ids: &[i64]) -> String {
     ids.iter()
@@ -135,7 +148,7 @@ fn explain_text(resp: &RecallResponse, e: &crate::recall::Explain) -> String {
     s.push_str(&format!(
         "class {}; weights {}\n",
         crate::recall::ranking_mode::class_name(resp.query_class),
-        serde_json::to_string(&resp.channel_weights).unwrap_or_default()
+        weights(&resp.channel_weights)
     ));
     for (c, st) in &resp.channel_status {
         let hits = e

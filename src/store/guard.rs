@@ -68,6 +68,16 @@ pub enum NoWrites {
     DiskFull,
 }
 
+/// What a person reads (`slm doctor`): why nothing can be written.
+impl std::fmt::Display for NoWrites {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            NoWrites::ReadOnly => "the data dir is read-only",
+            NoWrites::DiskFull => "the disk is full",
+        })
+    }
+}
+
 impl NoWrites {
     pub fn error(self, dir: &Path) -> Error {
         match self {

@@ -438,9 +438,18 @@ pub fn put_in_place(paths: &Paths, v: &Verified, aside: &Path) -> Result<Vec<Pat
         std::fs::rename(&from, &to).map_err(|e| {
             Error::io(
                 format!(
-                    "moving {} aside to {} (files moved so far: {moved:?}; the backup copy is {})",
+                    "moving {} aside to {} (files moved so far: {}; the backup copy is {})",
                     from.display(),
                     to.display(),
+                    if moved.is_empty() {
+                        "none".to_string()
+                    } else {
+                        moved
+                            .iter()
+                            .map(|p: &std::path::PathBuf| p.display().to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    },
                     incoming.display()
                 ),
                 e,

@@ -490,7 +490,7 @@ fn question_key(engine: &Engine, request: &Request) -> String {
     }
     format!(
         "{}\u{1f}{}",
-        crate::recall::answer_check::fingerprint(&engine.paths),
+        crate::recall::answer_check::fingerprint(engine),
         serde_json::to_string(&r).unwrap_or_default()
     )
 }

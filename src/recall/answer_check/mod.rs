@@ -458,14 +458,15 @@ pub fn resolve(
 ///
 /// Resolved from `settings.json` as it is now, not as it was when the engine opened: a
 /// long-lived worker must stop sending the moment `slm answer-check off` revokes consent,
-/// and start judging once it is given. (Reading a file of a few hundred bytes costs
-/// microseconds next to a recall.) The local judge is the engine's embedding model when it
+/// and start judging once it is given (`settings::Live` reads the file again only when it
+/// changed). The local judge is the engine's embedding model when it
 /// has an answer prompt. An unknown mode is a usage error.
 pub fn judge_for(
     engine: &crate::engine::Engine,
 ) -> crate::Result<(Option<Arc<dyn Judge>>, Duration)> {
-    let settings = crate::settings::Settings::load(&engine.paths.settings())?.answer_check;
-    let (_, budget) = mode_and_budget(&settings)?;
+    let live = engine.live_settings.current()?;
+    let settings = &live.answer_check;
+    let (_, budget) = mode_and_budget(settings)?;
     // The reader when one is configured (loading or not: it waits within the budget, then
     // `warming`; `unavailable` with the reason when it cannot load), else the embedding
     // model's own judge.
@@ -476,13 +477,13 @@ pub fn judge_for(
             .and_then(local::EmbeddingJudge::for_embedder)
             .map(|j| Arc::new(j) as Arc<dyn Judge>),
     };
-    Ok((resolve(&settings, local)?, budget))
+    Ok((resolve(settings, local)?, budget))
 }
 
 /// Whether this recall would be judged by a reader once models are loaded: one is
 /// configured and the mode is `auto` or `local`.
 fn reader_expected(engine: &crate::engine::Engine) -> crate::Result<bool> {
-    let settings = crate::settings::Settings::load(&engine.paths.settings())?;
+    let settings = engine.live_settings.current()?;
     let (mode, _) = mode_and_budget(&settings.answer_check)?;
     Ok(matches!(mode, Mode::Auto | Mode::Local)
         && crate::embed::reader::configured(&settings).is_some())
@@ -490,8 +491,8 @@ fn reader_expected(engine: &crate::engine::Engine) -> crate::Result<bool> {
 
 /// The answer check's settings as they are now, as text: part of the worker's key for
 /// reusing an answer.
-pub fn fingerprint(paths: &crate::paths::Paths) -> String {
-    match crate::settings::Settings::load(&paths.settings()) {
+pub fn fingerprint(engine: &crate::engine::Engine) -> String {
+    match engine.live_settings.current() {
         Ok(s) => serde_json::to_string(&s.answer_check).unwrap_or_default(),
         Err(e) => e.to_string(),
     }

@@ -14,8 +14,8 @@ use std::time::Instant;
 
 /// The reader's logit at which a memory answers (confidence 0.5): 0, where the ms-marco
 /// cross-encoder's own training objective (a sigmoid of the logit) puts relevant at one
-/// half. Not fitted: no reader here met the goals it would be fitted for (README, "The
-/// answer check", has what it gives on the notes sets).
+/// half. Not fitted: no reader here met the goals it would be fitted for
+/// (docs/answer-check.md has what it gives on the notes sets).
 pub const ANSWERS_AT: f64 = 0.0;
 /// Width of the logistic, in logits (1: the model's own sigmoid). Uncalibrated (the
 /// response says so); it orders verdicts and feeds the support rule.

@@ -19,8 +19,9 @@ pub fn keyword_terms(q: &Classified) -> Vec<String> {
 pub(super) fn bm25(engine: &Engine, q: &Classified, filters: &Filters) -> Produced {
     let health = engine.bm25_health();
     if !health.usable() {
-        // Reported as failed, with this text, as it always has been (not `unavailable`).
-        return Err(Error::Bm25(format!("unavailable: {health:?}")).into());
+        // Reported as failed, as it always has been (not `unavailable`): "keyword index:
+        // unavailable (why)".
+        return Err(Error::Bm25(health.to_string()).into());
     }
     let terms = keyword_terms(q);
     if terms.is_empty() {

@@ -39,7 +39,7 @@ pub(super) fn semantic(
     let v = query_vec(qvec)?;
     let health = engine.vector_health();
     if !health.usable() {
-        return Err(unavailable(format!("{health:?}")));
+        return Err(unavailable(format!("the vector index is {health}")));
     }
     let near = engine.with_meta(|meta| {
         engine.with_vectors(|vx| match vx {

@@ -96,6 +96,16 @@ pub enum AnswerTier {
     None,
 }
 
+impl std::fmt::Display for AnswerTier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            AnswerTier::Supported => "supported",
+            AnswerTier::Related => "related",
+            AnswerTier::None => "none",
+        })
+    }
+}
+
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Tier {

@@ -298,9 +298,9 @@ fn answer_of(body: WorkerBody, waited_ms: Option<f64>) -> std::result::Result<An
         }),
         WorkerBody::Error { error } => Err(Unanswered::Error(Error::Remote(error))),
         WorkerBody::ShuttingDown => Err(Unanswered::ShuttingDown),
-        other => Err(Unanswered::Error(Error::Other(format!(
-            "the worker answered out of turn: {other:?}"
-        )))),
+        _ => Err(Unanswered::Error(Error::Other(
+            "the worker sent an answer of another kind than asked for; ask again (`slm worker restart` if it repeats)".into(),
+        ))),
     }
 }
 
