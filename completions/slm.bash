@@ -28,6 +28,9 @@ _slm() {
             slm,completions)
                 cmd="slm__subcmd__completions"
                 ;;
+            slm,connect)
+                cmd="slm__subcmd__connect"
+                ;;
             slm,delete)
                 cmd="slm__subcmd__delete"
                 ;;
@@ -207,6 +210,9 @@ _slm() {
                 ;;
             slm__subcmd__help,completions)
                 cmd="slm__subcmd__help__subcmd__completions"
+                ;;
+            slm__subcmd__help,connect)
+                cmd="slm__subcmd__help__subcmd__connect"
                 ;;
             slm__subcmd__help,delete)
                 cmd="slm__subcmd__help__subcmd__delete"
@@ -389,7 +395,7 @@ _slm() {
 
     case "${cmd}" in
         slm)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version remember import export backup restore recall expand list show update delete forget feedback session-context hook mcp serve worker answer-check reindex doctor eval bench completions man help"
+            opts="-h -V --json --color --profile --no-worker --no-wait --help --version remember import export backup restore recall expand list show update delete forget feedback session-context hook mcp connect serve worker answer-check reindex doctor eval bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -990,6 +996,36 @@ _slm() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        slm__subcmd__connect)
+            opts="-y -h -V --print --status --remove --yes --dry-run --config --hooks-config --no-hooks --json --color --profile --no-worker --no-wait --help --version claude codex cursor gemini"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hooks-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         slm__subcmd__delete)
             opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1389,7 +1425,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__help)
-            opts="remember import export backup restore recall expand list show update delete forget feedback session-context hook mcp serve worker answer-check reindex doctor eval bench completions man help"
+            opts="remember import export backup restore recall expand list show update delete forget feedback session-context hook mcp connect serve worker answer-check reindex doctor eval bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1585,6 +1621,20 @@ _slm() {
             return 0
             ;;
         slm__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__help__subcmd__connect)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2141,7 +2191,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__import)
-            opts="-h -V --format --dry-run --follow-links --skip-bad --print-ids --batch --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --format --dry-run --follow-links --skip-bad --print-ids --batch --allow-secrets --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2333,7 +2383,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__remember)
-            opts="-h -V --kind --tag --session --pin --scope --at --source --idempotency-key --supersedes --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --kind --tag --session --pin --scope --at --source --idempotency-key --supersedes --allow-secrets --json --color --profile --no-worker --no-wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -90,6 +90,17 @@ pub struct Memory {
     /// Where it came from when it came from a file: `path:line` (a Markdown import).
     #[serde(default)]
     pub origin: Option<String>,
+    /// How many times this text was saved: 1, and one more for each save of the same text
+    /// that was acknowledged as this memory instead of being stored again.
+    #[serde(default = "one")]
+    pub seen_count: i64,
+    /// When the same text was last saved again (None: never).
+    #[serde(default)]
+    pub last_seen_at: Option<i64>,
+}
+
+fn one() -> i64 {
+    1
 }
 
 /// A memory to be written. Everything but the text has a default.
@@ -117,6 +128,10 @@ pub struct NewMemory {
     /// Where it came from when it came from a file (`path:line`).
     #[serde(default)]
     pub origin: Option<String>,
+    /// Store the text as given: the well-known shapes of secrets in it are not redacted
+    /// (`--allow-secrets`; see `text::redact_secrets`).
+    #[serde(default)]
+    pub allow_secrets: bool,
 }
 
 /// A change to an existing memory; `None` leaves a field as it is.

@@ -17,7 +17,7 @@ use crate::recall::answer_check::{self, Mode};
 use crate::settings::Settings;
 use crate::{Error, Result};
 use serde_json::json;
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::IsTerminal;
 
 pub fn run(c: AnswerCheckCommand, style: Style) -> Result<i32> {
     let path = crate::paths::Paths::from_env().settings();
@@ -80,14 +80,7 @@ fn consent(a: AnswerCheckHostedArgs, path: &std::path::Path, style: Style) -> Re
                 "consent needs a terminal to ask on; pass --yes to consent from a script (nothing was changed)".into(),
             ));
         }
-        eprint!("Send this to {url}? [y/N] ");
-        let _ = std::io::stderr().flush();
-        let mut line = String::new();
-        std::io::stdin()
-            .lock()
-            .read_line(&mut line)
-            .map_err(|e| Error::io("reading the answer", e))?;
-        if !matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
+        if !super::ask_yes(&format!("Send this to {url}?"))? {
             emit(
                 style,
                 "answer-check",

@@ -47,8 +47,8 @@ pub use crate::eval::args::*;
 pub use crate::output::ColorChoice;
 
 use super::examples::{
-    FEEDBACK_EXAMPLES, HOOK_RECALL_EXAMPLES, IMPORT_EXAMPLES, RECALL_EXAMPLES, REMEMBER_EXAMPLES,
-    SERVE_EXAMPLES, SESSION_CONTEXT_EXAMPLES,
+    CONNECT_EXAMPLES, FEEDBACK_EXAMPLES, HOOK_RECALL_EXAMPLES, IMPORT_EXAMPLES, RECALL_EXAMPLES,
+    REMEMBER_EXAMPLES, SERVE_EXAMPLES, SESSION_CONTEXT_EXAMPLES,
 };
 
 #[derive(Debug, Subcommand)]
@@ -95,6 +95,10 @@ pub enum Command {
     Hook(HookCommand),
     /// Serve the Model Context Protocol on standard input and output (for agents).
     Mcp,
+    /// Connect an agent (Claude Code, Codex CLI, Cursor, Gemini CLI): write slm's MCP server,
+    /// and Claude Code's hooks, into the agent's own config file (shows the change first).
+    #[command(after_help = CONNECT_EXAMPLES)]
+    Connect(ConnectArgs),
     /// Serve `GET /recall` over HTTP (loopback only, token required).
     #[command(after_help = SERVE_EXAMPLES)]
     Serve(ServeArgs),
@@ -153,6 +157,10 @@ pub struct RememberArgs {
     /// The id of the memory this one corrects.
     #[arg(long)]
     pub supersedes: Option<i64>,
+    /// Store the text as given: without it, API keys, tokens, passwords and private keys
+    /// in it are replaced by [redacted: KIND].
+    #[arg(long)]
+    pub allow_secrets: bool,
 }
 
 #[derive(Debug, Args)]
@@ -179,6 +187,10 @@ pub struct ImportArgs {
     /// Lines per transaction.
     #[arg(long, default_value_t = 256)]
     pub batch: usize,
+    /// Store the texts as given: without it, API keys, tokens, passwords and private keys
+    /// in them are replaced by [redacted: KIND].
+    #[arg(long)]
+    pub allow_secrets: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -293,6 +305,37 @@ pub struct ServeArgs {
     /// Print the access token (made on first use) and exit; needs no --http.
     #[arg(long)]
     pub print_token: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ConnectArgs {
+    /// The agent: claude (Claude Code), codex (Codex CLI), cursor or gemini (Gemini CLI).
+    #[arg(value_enum, required_unless_present_any = ["print", "status"])]
+    pub agent: Option<crate::connect::Agent>,
+    /// Print the MCP server entry for any MCP client, and change nothing.
+    #[arg(long, conflicts_with_all = ["agent", "status", "remove", "yes", "dry_run"])]
+    pub print: bool,
+    /// Say which agents are connected (all, or AGENT's), reading their config files.
+    #[arg(long, conflicts_with_all = ["remove", "yes", "dry_run"])]
+    pub status: bool,
+    /// Take out what slm wrote (the file as it was before, when nothing else changed it).
+    #[arg(long)]
+    pub remove: bool,
+    /// Change the file without asking (needed without a terminal).
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// Show the change and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The agent's MCP config file, instead of where the agent keeps it.
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Claude Code's settings file for the hooks (default ~/.claude/settings.json).
+    #[arg(long, value_name = "PATH")]
+    pub hooks_config: Option<PathBuf>,
+    /// Claude Code: the MCP server only, no hooks.
+    #[arg(long)]
+    pub no_hooks: bool,
 }
 
 #[derive(Debug, Subcommand)]

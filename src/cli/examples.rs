@@ -75,3 +75,16 @@ Examples:
   See the marks on record, then remove them (the order is the fused one again):
     slm feedback --list
     slm feedback --forget";
+
+pub(super) const CONNECT_EXAMPLES: &str = "\
+Examples:
+  Connect Claude Code (MCP server and hooks), after looking at the change:
+    slm connect claude
+  Connect Codex CLI from a script, then check:
+    slm connect codex --yes
+    slm connect --status
+  Look at what would be taken out of Cursor's config, then take it out:
+    slm connect cursor --remove --dry-run
+    slm connect cursor --remove
+  The entry for another MCP client:
+    slm connect --print";

@@ -111,7 +111,10 @@ fn import_lines(a: ImportArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
             continue;
         }
         match Line::parse(line, &g.profile, now) {
-            Ok(p) => good.push((i + 1, p)),
+            Ok(mut p) => {
+                p.memory.allow_secrets = a.allow_secrets;
+                good.push((i + 1, p))
+            }
             Err(e) => bad.push((i + 1, e)),
         }
     }
@@ -137,6 +140,7 @@ fn import_lines(a: ImportArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
     let target = Target::connect(&paths, Mode::resolve(g.no_worker)?, ModelMode::Load)?;
     let pb = crate::progress::bar(good.len() as u64, "importing");
     let (mut added, mut existed, mut embedded) = (0usize, 0usize, 0usize);
+    let mut redacted: Vec<String> = Vec::new();
     let mut links: Vec<KeyLink> = Vec::new();
     let batch = a.batch.max(1);
     let mut start = 0;
@@ -165,6 +169,7 @@ fn import_lines(a: ImportArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
             if r.existed {
                 existed += 1;
             } else {
+                redacted.extend(r.redacted_kinds.iter().cloned());
                 added += 1;
                 if r.embedded {
                     embedded += 1;
@@ -206,6 +211,8 @@ fn import_lines(a: ImportArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
         "imported": added,
         "already_present": existed,
         "embedded": embedded,
+        "redacted": redacted.len(),
+        "redacted_kinds": redacted,
         "bad_lines": bad.iter().map(|(n, e)| json!({"line": n, "error": e})).collect::<Vec<_>>(),
         "links": { "linked": report.linked, "already": report.already, "unresolved": report.unresolved },
         "served_by": target.served_by(),
@@ -215,7 +222,8 @@ fn import_lines(a: ImportArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
         let status = target.model_missing();
         emit(style, "import", body, || {
             let mut s = format!(
-                "imported {added} memories ({existed} already present, {embedded} embedded)"
+                "imported {added} memories ({existed} already present, {embedded} embedded{})",
+                secrets_note(&redacted)
             );
             if report.linked + report.already > 0 {
                 s.push_str(&format!(
@@ -265,6 +273,8 @@ struct NotesReport {
     files_gone: Vec<notes::GoneFile>,
     skipped: Vec<Skipped>,
     warnings: Vec<String>,
+    /// The kinds of the secrets redacted, one per secret, over all files.
+    redacted: Vec<String>,
 }
 
 impl NotesReport {
@@ -274,6 +284,7 @@ impl NotesReport {
         self.changed += o.changed.len();
         self.unchanged += o.unchanged;
         self.gone += o.gone.len();
+        self.redacted.append(&mut o.redacted_kinds);
         let n = o.created.len() + o.changed.len();
         if self.listed + n > MAX_LISTED {
             self.truncated = true;
@@ -359,6 +370,7 @@ fn import_notes(a: ImportArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
             event_at,
             chunks,
             sweep: false,
+            allow_secrets: a.allow_secrets,
         };
         let body = run(
             &target,
@@ -381,6 +393,7 @@ fn import_notes(a: ImportArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
             event_at: 0,
             chunks: Vec::new(),
             sweep: true,
+            allow_secrets: a.allow_secrets,
         };
         // The files are imported by now: a failed check is a warning, not a failed import.
         let swept = run(
@@ -410,6 +423,8 @@ fn import_notes(a: ImportArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
         "unchanged": r.unchanged,
         "superseded": r.superseded,
         "no_longer_in_files": r.gone,
+        "redacted": r.redacted.len(),
+        "redacted_kinds": r.redacted,
         "files_gone": r.files_gone,
         "skipped": r.skipped,
         "warnings": r.warnings,
@@ -421,6 +436,15 @@ fn import_notes(a: ImportArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
         human_notes_report(&r, a.dry_run, style)
     })?;
     Ok(0)
+}
+
+/// "; 1 secret redacted: github token" after an import's counts (nothing when none was).
+fn secrets_note(kinds: &[String]) -> String {
+    if kinds.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", crate::text::redaction_summary(kinds))
+    }
 }
 
 /// A failed request names the file it stopped at and how to go on.
@@ -467,6 +491,12 @@ fn human_notes_report(r: &NotesReport, dry_run: bool, style: Style) -> String {
         r.changed,
         r.unchanged
     ));
+    if !r.redacted.is_empty() {
+        s.push_str(&format!(
+            " ({})",
+            crate::text::redaction_summary(&r.redacted)
+        ));
+    }
     let in_files: Vec<&Outcome> = r.outcomes.iter().filter(|o| !o.gone.is_empty()).collect();
     if r.gone > 0 {
         s.push_str(&format!(

@@ -6,6 +6,7 @@ mod agent_cmd;
 mod answer_check_cmd;
 pub mod args;
 mod backup_cmd;
+mod connect_cmd;
 mod examples;
 mod export_cmd;
 mod feedback_cmd;
@@ -141,6 +142,7 @@ fn command_name(c: &Command) -> &'static str {
         Command::Hook(_) => "hook",
         Command::Worker(_) => "worker",
         Command::Mcp => "mcp",
+        Command::Connect(_) => "connect",
         Command::Serve(_) => "serve",
         Command::AnswerCheck(_) => "answer-check",
         Command::Reindex => "reindex",
@@ -175,6 +177,7 @@ fn dispatch(cli: Cli, style: Style) -> Result<i32> {
             crate::mcp::serve(crate::agent::Front::from_env(&g.profile, g.no_worker)?)?;
             Ok(0)
         }
+        Command::Connect(a) => connect_cmd::connect(a, style),
         Command::Serve(a) => {
             let front = crate::agent::Front::from_env(&g.profile, g.no_worker)?;
             if a.print_token {
@@ -224,6 +227,24 @@ pub fn completion(shell: clap_complete::Shell) -> Vec<u8> {
 /// `--limit N`: one rule for every command that takes it. 0 is a usage error (it would
 /// otherwise mean "nothing" to one command and "one" to another); leaving the flag out
 /// gives the command's default.
+/// Ask `question` on the terminal (stderr) and read the answer: true only for y or yes.
+/// Callers check first that standard input is a terminal.
+pub(crate) fn ask_yes(question: &str) -> Result<bool> {
+    use std::io::{BufRead, Write};
+    eprint!("{question} [y/N] ");
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .map_err(|e| Error::io("reading the answer", e))?;
+    Ok(matches!(
+        line.trim().to_ascii_lowercase().as_str(),
+        "y" | "yes"
+    ))
+}
+
 pub fn parse_limit(s: &str) -> std::result::Result<usize, String> {
     match s.trim().parse::<usize>() {
         Ok(0) => {

@@ -36,6 +36,7 @@ pub fn remember(a: RememberArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
         pinned: a.pin,
         idempotency_key: a.idempotency_key,
         supersedes: a.supersedes,
+        allow_secrets: a.allow_secrets,
         ..Default::default()
     };
     // The warm worker embeds it at once; a cold write leaves the embedding pending for the

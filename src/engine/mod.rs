@@ -84,8 +84,18 @@ impl OpenOptions {
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Remembered {
     pub id: i64,
-    /// The idempotency key was already stored; nothing new was written.
+    /// The idempotency key or the same text was already stored; nothing new was written.
     pub existed: bool,
+    /// The same text (whitespace and case aside) already stands as this memory: it was
+    /// acknowledged, and marked seen again, instead of being stored twice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duplicate_of: Option<i64>,
+    /// Secrets replaced by `[redacted: KIND]` before the write (`text::redact_secrets`).
+    #[serde(default)]
+    pub redacted: usize,
+    /// Their kinds, one per secret, in the order met.
+    #[serde(default)]
+    pub redacted_kinds: Vec<String>,
     /// Findable by meaning now (false: embedding pending).
     pub embedded: bool,
     pub bookkeeping: Option<String>,

@@ -1,6 +1,11 @@
-//! The write path: validate → take the writer lease → SQLite commit (durable, the id
-//! acknowledged) → the indexes follow (`after_commit`). A failure after the commit is
-//! reported, never returned: the write stands.
+//! The write path: redact secrets → validate → take the writer lease → SQLite commit
+//! (durable, the id acknowledged) → the indexes follow (`after_commit`). A failure after the
+//! commit is reported, never returned: the write stands.
+//!
+//! Every write of a memory's text comes through here (`remember`, every import, the MCP and
+//! agent tools, the worker and the cold path alike), so this is where secrets are redacted
+//! (`text::redact_secrets`, unless the write says `allow_secrets`) and where a text already
+//! stored is recognised (`store::Writer::insert`).
 
 use super::{Engine, Remembered};
 use crate::lock::WRITE_WAIT;
@@ -18,9 +23,10 @@ impl Engine {
     /// `acked` is called with the ids once they are durable, before indexing finishes.
     pub fn remember_batch(
         &self,
-        items: Vec<NewMemory>,
+        mut items: Vec<NewMemory>,
         acked: &mut dyn FnMut(&[Remembered]),
     ) -> Result<Vec<Remembered>> {
+        let redacted: Vec<Vec<&'static str>> = items.iter_mut().map(redact).collect();
         for m in &items {
             memory::validate_text(&m.text)?;
         }
@@ -44,11 +50,15 @@ impl Engine {
                 items
                     .iter()
                     .zip(&prepared)
-                    .map(|(m, (ents, bk))| {
+                    .zip(&redacted)
+                    .map(|((m, (ents, bk)), kinds)| {
                         let ins = w.insert(m, now, ents, *bk)?;
                         Ok(Remembered {
                             id: ins.id,
                             existed: ins.existed,
+                            duplicate_of: ins.duplicate.then_some(ins.id),
+                            redacted: kinds.len(),
+                            redacted_kinds: kinds.iter().map(|k| k.to_string()).collect(),
                             embedded: false,
                             bookkeeping: if ins.existed {
                                 None
@@ -83,7 +93,14 @@ impl Engine {
         Ok(results)
     }
 
-    pub fn update(&self, id: i64, patch: MemoryPatch) -> Result<Memory> {
+    pub fn update(&self, id: i64, mut patch: MemoryPatch) -> Result<Memory> {
+        // A new text is a write like any other: its secrets are never stored.
+        if let Some(t) = &mut patch.text {
+            let text::Redaction { text: r, .. } = text::redact_secrets(t);
+            if let std::borrow::Cow::Owned(r) = r {
+                *t = r;
+            }
+        }
         if let Some(t) = &patch.text {
             memory::validate_text(t)?;
         }
@@ -132,4 +149,16 @@ impl Engine {
         );
         Ok(n)
     }
+}
+
+/// Replace the secrets in a write's text (unless it says `allow_secrets`); their kinds.
+fn redact(m: &mut NewMemory) -> Vec<&'static str> {
+    if m.allow_secrets {
+        return Vec::new();
+    }
+    let text::Redaction { text: t, kinds } = text::redact_secrets(&m.text);
+    if let std::borrow::Cow::Owned(t) = t {
+        m.text = t;
+    }
+    kinds
 }

@@ -48,7 +48,8 @@ pub struct MetaRow {
 
 const MEMORY_COLUMNS: &str = "id, text, kind, source, profile, scope, session_id, speaker, created_at, event_at, \
      valid_from, valid_until, known_at, updated_at, pinned, bookkeeping, superseded_by, confidence, trust, \
-     (SELECT k.key FROM idempotency_keys k WHERE k.memory_id = m.id), baseline_sim, embedding_model, origin";
+     (SELECT k.key FROM idempotency_keys k WHERE k.memory_id = m.id), baseline_sim, embedding_model, origin, \
+     seen_count, last_seen_at";
 
 fn row_to_memory(r: &rusqlite::Row<'_>) -> rusqlite::Result<Memory> {
     let kind: String = r.get(2)?;
@@ -79,6 +80,8 @@ fn row_to_memory(r: &rusqlite::Row<'_>) -> rusqlite::Result<Memory> {
         baseline_sim: r.get(20)?,
         embedding_model: r.get(21)?,
         origin: r.get(22)?,
+        seen_count: r.get(23)?,
+        last_seen_at: r.get(24)?,
     })
 }
 

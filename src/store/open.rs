@@ -193,6 +193,7 @@ impl Store {
                 continue;
             }
             tx.execute_batch(sql)?;
+            schema::backfill((i + 1) as i64, &tx)?;
             tx.pragma_update(None, "user_version", (i + 1) as i64)?;
             tx.commit()?;
         }

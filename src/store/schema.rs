@@ -185,7 +185,40 @@ pub const MIGRATIONS: &[&str] = &[
     UPDATE memories SET passages_model = NULL
         WHERE id IN (SELECT dst FROM links WHERE kind = 'next');
     "#,
+    // 8: duplicates (issue 35): saving a text already stored acknowledges the memory that
+    // holds it. `dedup_hash` is `text::dedup_hash` of the text (whitespace collapsed, case
+    // folded), filled for the rows already there by `backfill` below; `seen_count` and
+    // `last_seen_at` record each save of the same text that stored nothing new.
+    r#"
+    ALTER TABLE memories ADD COLUMN dedup_hash INTEGER;
+    ALTER TABLE memories ADD COLUMN seen_count INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE memories ADD COLUMN last_seen_at INTEGER;
+    CREATE INDEX memories_dedup ON memories(profile, dedup_hash);
+    "#,
 ];
+
+/// What a migration needs that SQL cannot do, run in its transaction after its SQL:
+/// `version` is the version the store is moving to.
+pub fn backfill(version: i64, tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    if version == 8 {
+        // In pages of ids, so a large store is never held in memory at once.
+        let mut read =
+            tx.prepare("SELECT id, text FROM memories WHERE id > ?1 ORDER BY id LIMIT 10000")?;
+        let mut write = tx.prepare("UPDATE memories SET dedup_hash = ?2 WHERE id = ?1")?;
+        let mut after = i64::MIN;
+        loop {
+            let rows: Vec<(i64, String)> = read
+                .query_map([after], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<rusqlite::Result<_>>()?;
+            let Some(last) = rows.last() else { break };
+            after = last.0;
+            for (id, text) in &rows {
+                write.execute(rusqlite::params![id, crate::text::dedup_hash(text)])?;
+            }
+        }
+    }
+    Ok(())
+}
 
 /// The schema version this slm writes.
 pub fn latest() -> i64 {

@@ -12,8 +12,12 @@ use crate::{Error, Result};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Inserted {
     pub id: i64,
-    /// The idempotency key was already stored: nothing new was written.
+    /// The idempotency key was already stored, or the same text was (`duplicate`):
+    /// nothing new was written.
     pub existed: bool,
+    /// The same text already stands as this memory (see [`Writer::same_text`]); it was
+    /// marked seen again.
+    pub duplicate: bool,
 }
 
 impl Writer<'_> {
@@ -39,8 +43,25 @@ impl Writer<'_> {
                 .query_row(params![profile, key], |r| r.get(0))
                 .optional()?;
             if let Some(id) = existing {
-                return Ok(Inserted { id, existed: true });
+                return Ok(Inserted {
+                    id,
+                    existed: true,
+                    duplicate: false,
+                });
             }
+        }
+        let hash = crate::text::dedup_hash(&m.text);
+        if let Some(id) = self.same_text(m, &profile, hash)? {
+            self.tx
+                .prepare_cached(
+                    "UPDATE memories SET seen_count = seen_count + 1, last_seen_at = ?2 WHERE id = ?1",
+                )?
+                .execute(params![id, now])?;
+            return Ok(Inserted {
+                id,
+                existed: true,
+                duplicate: true,
+            });
         }
         let kind = if bookkeeping.is_some() {
             Kind::Bookkeeping
@@ -50,8 +71,8 @@ impl Writer<'_> {
         self.tx
             .prepare_cached(
                 "INSERT INTO memories (text, kind, source, profile, scope, session_id, speaker, created_at, event_at, \
-                 valid_from, valid_until, known_at, updated_at, pinned, bookkeeping, origin) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?8, ?13, ?14, ?15)",
+                 valid_from, valid_until, known_at, updated_at, pinned, bookkeeping, origin, dedup_hash) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?8, ?13, ?14, ?15, ?16)",
             )?
             .execute(params![
                 m.text,
@@ -69,6 +90,7 @@ impl Writer<'_> {
                 m.pinned as i64,
                 bookkeeping,
                 m.origin,
+                hash,
             ])?;
         let id = self.tx.last_insert_rowid();
         if let Some(key) = &m.idempotency_key {
@@ -93,7 +115,38 @@ impl Writer<'_> {
             self.supersede(old, id, now)?;
         }
         self.changed(id, false)?;
-        Ok(Inserted { id, existed: false })
+        Ok(Inserted {
+            id,
+            existed: false,
+            duplicate: false,
+        })
+    }
+
+    /// The memory that already holds this text (`text::dedup_form`: whitespace collapsed,
+    /// case folded) in the same profile, scope and session, and still stands (a correction
+    /// took the place of a superseded one: saving its words again is a revert, a new memory).
+    /// A write that corrects another memory, and a turn of a conversation (a speaker: the
+    /// same words said twice are two turns), are always new.
+    fn same_text(&self, m: &NewMemory, profile: &str, hash: i64) -> Result<Option<i64>> {
+        if m.supersedes.is_some() || m.speaker.is_some() {
+            return Ok(None);
+        }
+        let scope = m.scope.unwrap_or(Scope::Personal);
+        let form = crate::text::dedup_form(&m.text);
+        let mut st = self.tx.prepare_cached(
+            "SELECT id, text FROM memories WHERE profile = ?1 AND dedup_hash = ?2 AND scope = ?3 \
+             AND session_id IS ?4 AND speaker IS NULL AND superseded_by IS NULL ORDER BY id",
+        )?;
+        let rows = st.query_map(params![profile, hash, scope.as_str(), m.session_id], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+        })?;
+        for row in rows {
+            let (id, text) = row?;
+            if crate::text::dedup_form(&text) == form {
+                return Ok(Some(id));
+            }
+        }
+        Ok(None)
     }
 
     /// The memory stored under an idempotency key of a profile.
@@ -194,8 +247,8 @@ impl Writer<'_> {
         }
         if let Some(t) = &p.text {
             self.tx.execute(
-                "UPDATE memories SET text = ?2, embedding = NULL, embedding_model = NULL, baseline_sim = NULL, baseline_n = NULL WHERE id = ?1",
-                params![id, t],
+                "UPDATE memories SET text = ?2, dedup_hash = ?3, embedding = NULL, embedding_model = NULL, baseline_sim = NULL, baseline_n = NULL WHERE id = ?1",
+                params![id, t, crate::text::dedup_hash(t)],
             )?;
             super::passages::drop_passages(self.tx, id)?;
         }

@@ -173,6 +173,7 @@ impl Line {
             idempotency_key: Some(key),
             supersedes: None,
             origin: l.origin,
+            allow_secrets: false,
         };
         Ok(Parsed {
             memory,

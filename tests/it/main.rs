@@ -7,7 +7,9 @@ mod common;
 
 mod agents;
 mod answer_check;
+mod connect;
 mod consent;
+mod duplicates;
 mod eval;
 mod foundation;
 mod human_text;
@@ -20,6 +22,7 @@ mod readme;
 mod recall;
 mod reliability;
 mod restore_fence;
+mod secrets;
 mod session;
 mod transfer;
 mod worker;

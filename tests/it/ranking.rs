@@ -142,6 +142,8 @@ fn an_upgraded_store_with_feedback_still_ranks_by_fusion_unless_asked() {
              DROP TRIGGER passages_follow_context_text; DROP TRIGGER passages_follow_context_delete; \
              DROP TRIGGER passages_follow_memories; DROP INDEX memories_pending_passages; \
              DROP TABLE passages; ALTER TABLE memories DROP COLUMN passages_model; \
+             DROP INDEX memories_dedup; ALTER TABLE memories DROP COLUMN dedup_hash; \
+             ALTER TABLE memories DROP COLUMN seen_count; ALTER TABLE memories DROP COLUMN last_seen_at; \
              PRAGMA user_version = 3;",
         )
         .expect("downgrade");

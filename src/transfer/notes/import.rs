@@ -79,11 +79,17 @@ pub fn import_file(engine: &Engine, f: &NotesFile, dry_run: bool) -> Result<Outc
             Step::Replaces(j) => Some(old[*j].1),
             Step::Created => None,
         };
+        // What is shown is what would be stored: a secret is not printed either.
+        let shown = if f.allow_secrets {
+            std::borrow::Cow::Borrowed(c.text.as_str())
+        } else {
+            crate::text::redact_secrets(&c.text).text
+        };
         planned.push(Planned {
             line: c.line,
             id: None,
             supersedes,
-            preview: crate::text::preview(&c.text.replace('\n', " — "), 70),
+            preview: crate::text::preview(&shown.replace('\n', " — "), 70),
         });
         writes.push(NewMemory {
             text: c.text.clone(),
@@ -97,10 +103,18 @@ pub fn import_file(engine: &Engine, f: &NotesFile, dry_run: bool) -> Result<Outc
             idempotency_key: Some(chunk_key(&f.path, &c.text, supersedes)),
             supersedes,
             origin: Some(origin),
+            allow_secrets: f.allow_secrets,
             ..Default::default()
         });
     }
     if dry_run {
+        if !f.allow_secrets {
+            for w in &writes {
+                let kinds = crate::text::redact_secrets(&w.text).kinds;
+                out.redacted_kinds
+                    .extend(kinds.into_iter().map(String::from));
+            }
+        }
         for p in planned {
             if p.supersedes.is_some() {
                 out.changed.push(p);
@@ -121,6 +135,7 @@ pub fn import_file(engine: &Engine, f: &NotesFile, dry_run: bool) -> Result<Outc
             out.unchanged += 1;
             continue;
         }
+        out.redacted_kinds.extend(r.redacted_kinds.iter().cloned());
         p.id = Some(r.id);
         if p.supersedes.is_some() {
             out.changed.push(p);

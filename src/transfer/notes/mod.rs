@@ -79,6 +79,9 @@ pub struct NotesFile {
     /// that an earlier import made memories of and that no longer exist.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sweep: bool,
+    /// Store the paragraphs as given, secrets and all (`--allow-secrets`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_secrets: bool,
 }
 
 /// A memory an import creates or replaces.
@@ -104,6 +107,9 @@ pub struct Outcome {
     /// On a sweep: the files that are gone, with their memories that still stand (kept).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub files_gone: Vec<GoneFile>,
+    /// The kinds of the secrets redacted from what was written (one per secret).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redacted_kinds: Vec<String>,
 }
 
 /// A file an earlier import read that no longer exists, and its memories (kept).
