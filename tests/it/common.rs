@@ -154,6 +154,17 @@ impl Env {
     }
 }
 
+/// The text of every memory `env` lists (the default profile, bookkeeping left out).
+pub fn stored_texts(env: &Env) -> Vec<String> {
+    let v = env.json(&["list", "--limit", "100000"]);
+    v["memories"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no memories in {v}"))
+        .iter()
+        .map(|m| m["text"].as_str().unwrap().to_string())
+        .collect()
+}
+
 /// The binary under test: this build's, or `SLM_TEST_BIN` (to run a new test against an
 /// older build and see it fail).
 pub fn bin() -> PathBuf {

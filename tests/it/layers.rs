@@ -134,3 +134,28 @@ fn token_counts_are_word_pieces_without_padding_or_truncation() {
     let n = e.count_tokens(&long);
     assert!(n > 300, "a long text is not truncated at 128: {n}");
 }
+
+/// The cold path (no model loaded) does not load the tokenizer only to report a count: with
+/// no budget `tokens_used` is estimated and says so; a budget is still counted exactly.
+#[test]
+fn the_cold_path_estimates_the_count_without_a_budget_and_counts_with_one() {
+    let env = crate::common::Env::new().with("SLM_WORKER", "off");
+    env.remember("We chose Postgres for the analytics warehouse", &[]);
+    let v = env.recall("Postgres", &["--no-worker"]);
+    assert_eq!(v["layers"]["tokens_estimated"], true, "{}", v["layers"]);
+    assert!(
+        v["layers"]["tokens_used"].as_u64().unwrap() > 0,
+        "{}",
+        v["layers"]
+    );
+    let v = env.recall("Postgres", &["--no-worker", "--max-tokens", "200"]);
+    assert_eq!(v["layers"]["tokens_estimated"], false, "{}", v["layers"]);
+    let inline = crate::common::Env::new();
+    inline.remember("We chose Postgres for the analytics warehouse", &[]);
+    let v = inline.recall("Postgres", &[]);
+    assert_eq!(
+        v["layers"]["tokens_estimated"], false,
+        "the model is loaded: {}",
+        v["layers"]
+    );
+}

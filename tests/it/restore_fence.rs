@@ -9,13 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 fn texts(env: &Env) -> BTreeSet<String> {
-    let v = env.json(&["list", "--limit", "5000"]);
-    v["memories"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no memories in {v}"))
-        .iter()
-        .map(|m| m["text"].as_str().unwrap().to_string())
-        .collect()
+    common::stored_texts(env).into_iter().collect()
 }
 
 fn backup(env: &Env, name: &str) -> PathBuf {

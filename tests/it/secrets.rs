@@ -2,7 +2,7 @@
 //! MCP `remember` tool all write `[redacted: KIND]` in place of a well-known secret shape,
 //! say how many they redacted, and store the text as given only with `--allow-secrets`.
 
-use crate::common::{Env, code, stderr};
+use crate::common::{Env, code, stderr, stored_texts};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 
@@ -19,16 +19,6 @@ fn text_of(env: &Env, id: i64) -> String {
         .as_str()
         .unwrap_or_else(|| panic!("no text in {v}"))
         .to_string()
-}
-
-fn all_texts(env: &Env) -> Vec<String> {
-    let v = env.json(&["list"]);
-    v["memories"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no memories in {v}"))
-        .iter()
-        .map(|m| m["text"].as_str().unwrap().to_string())
-        .collect()
 }
 
 #[test]
@@ -65,7 +55,7 @@ fn remember_stores_the_redacted_text_and_says_how_many() {
     );
     // Nothing of either secret is findable afterwards.
     assert!(
-        !all_texts(&env)
+        !stored_texts(&env)
             .iter()
             .any(|t| t.contains(TOKEN) || t.contains(PASSWORD))
     );
@@ -106,7 +96,7 @@ fn a_json_lines_import_redacts_every_line() {
         serde_json::json!(["slack token", "github token", "password"]),
         "{v}"
     );
-    let texts = all_texts(&env);
+    let texts = stored_texts(&env);
     assert!(
         texts.contains(
             &"deploy key [redacted: github token] and password=[redacted: password]".to_string()
@@ -139,7 +129,7 @@ fn a_json_lines_import_redacts_every_line() {
         .0
         .json(&["import", given.1.to_str().unwrap(), "--allow-secrets"]);
     assert_eq!(v["redacted"], 0, "{v}");
-    let texts = all_texts(&given.0);
+    let texts = stored_texts(&given.0);
     assert!(
         texts.contains(&format!("deploy key {TOKEN} and password={PASSWORD}")),
         "{texts:?}"
@@ -176,7 +166,7 @@ fn a_notes_import_redacts_and_its_dry_run_does_not_print_the_secret() {
     );
     let v = env.json(&["import", d]);
     assert_eq!(v["redacted"], 1, "{v}");
-    let texts = all_texts(&env);
+    let texts = stored_texts(&env);
     assert!(
         texts
             .iter()

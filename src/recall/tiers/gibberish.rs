@@ -13,7 +13,14 @@ pub fn gibberish(ctx: &Context<'_>, best_cosine: f64) -> Option<&'static str> {
     if q.content_words.is_empty() {
         return Some("no content words");
     }
-    let g = text::gibberish_signs(&ctx.req.query, |w| ctx.engine.doc_freq(w) > 0);
+    // How many memories hold each word, looked up once per word for both tests below.
+    let df = std::cell::RefCell::new(std::collections::HashMap::<String, u64>::new());
+    let doc_freq = |w: &str| -> u64 {
+        *df.borrow_mut()
+            .entry(w.to_string())
+            .or_insert_with(|| ctx.engine.doc_freq(w))
+    };
+    let g = text::gibberish_signs(&ctx.req.query, |w| doc_freq(w) > 0);
     if g.repeated && g.content_words > 0 {
         return Some("repeated tokens");
     }
@@ -31,11 +38,7 @@ pub fn gibberish(ctx: &Context<'_>, best_cosine: f64) -> Option<&'static str> {
     // Words found in no memory at all. A statement (no question word) must be carried word
     // for word, so one unknown word means no memory holds it. A question whose every word
     // is unknown and that no memory matches by meaning has nothing to be close to.
-    let unknown = q
-        .content_words
-        .iter()
-        .filter(|w| ctx.engine.doc_freq(w) == 0)
-        .count();
+    let unknown = q.content_words.iter().filter(|w| doc_freq(w) == 0).count();
     if !q.has_question_word && unknown > 0 {
         return Some("a word of it is in no memory");
     }
