@@ -322,6 +322,9 @@ _slm() {
             slm__subcmd__help__subcmd__eval,questions)
                 cmd="slm__subcmd__help__subcmd__eval__subcmd__questions"
                 ;;
+            slm__subcmd__help__subcmd__hook,capture)
+                cmd="slm__subcmd__help__subcmd__hook__subcmd__capture"
+                ;;
             slm__subcmd__help__subcmd__hook,recall)
                 cmd="slm__subcmd__help__subcmd__hook__subcmd__recall"
                 ;;
@@ -340,11 +343,17 @@ _slm() {
             slm__subcmd__help__subcmd__worker,stop)
                 cmd="slm__subcmd__help__subcmd__worker__subcmd__stop"
                 ;;
+            slm__subcmd__hook,capture)
+                cmd="slm__subcmd__hook__subcmd__capture"
+                ;;
             slm__subcmd__hook,help)
                 cmd="slm__subcmd__hook__subcmd__help"
                 ;;
             slm__subcmd__hook,recall)
                 cmd="slm__subcmd__hook__subcmd__recall"
+                ;;
+            slm__subcmd__hook__subcmd__help,capture)
+                cmd="slm__subcmd__hook__subcmd__help__subcmd__capture"
                 ;;
             slm__subcmd__hook__subcmd__help,help)
                 cmd="slm__subcmd__hook__subcmd__help__subcmd__help"
@@ -395,7 +404,7 @@ _slm() {
 
     case "${cmd}" in
         slm)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version remember import export backup restore recall expand list show update delete forget feedback session-context hook mcp connect serve worker answer-check reindex doctor eval bench completions man help"
+            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version remember import export backup restore recall expand list show update delete forget feedback session-context hook mcp connect serve worker answer-check reindex doctor eval bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -409,6 +418,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -417,7 +430,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__answer__subcmd__check)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version hosted off auto local status help"
+            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version hosted off auto local status help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -431,6 +444,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -439,7 +456,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__answer__subcmd__check__subcmd__auto)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -450,6 +467,10 @@ _slm() {
                     return 0
                     ;;
                 --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -559,7 +580,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__answer__subcmd__check__subcmd__hosted)
-            opts="-h -V --endpoint --model --key-env --yes --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --endpoint --model --key-env --yes --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -585,6 +606,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -593,7 +618,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__answer__subcmd__check__subcmd__local)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -604,6 +629,10 @@ _slm() {
                     return 0
                     ;;
                 --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -615,7 +644,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__answer__subcmd__check__subcmd__off)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -626,6 +655,10 @@ _slm() {
                     return 0
                     ;;
                 --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -637,7 +670,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__answer__subcmd__check__subcmd__status)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -651,6 +684,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -659,7 +696,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__backup)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -670,6 +707,10 @@ _slm() {
                     return 0
                     ;;
                 --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -681,7 +722,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version ingest recall vectors worker export help"
+            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version ingest recall vectors worker export help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -695,6 +736,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -703,7 +748,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench__subcmd__export)
-            opts="-h -V --memories --data --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --memories --data --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -722,6 +767,10 @@ _slm() {
                     return 0
                     ;;
                 --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -831,7 +880,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench__subcmd__ingest)
-            opts="-h -V --memories --data --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --memories --data --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -850,6 +899,10 @@ _slm() {
                     return 0
                     ;;
                 --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -861,7 +914,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench__subcmd__recall)
-            opts="-h -V --memories --questions --concurrency --data --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --memories --questions --concurrency --data --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -888,6 +941,10 @@ _slm() {
                     return 0
                     ;;
                 --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -899,7 +956,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench__subcmd__vectors)
-            opts="-h -V --memories --questions --concurrency --data --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --memories --questions --concurrency --data --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -926,6 +983,10 @@ _slm() {
                     return 0
                     ;;
                 --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -937,7 +998,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench__subcmd__worker)
-            opts="-h -V --memories --questions --concurrency --data --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --memories --questions --concurrency --data --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -967,6 +1028,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -975,7 +1040,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__completions)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version bash elvish fish powershell zsh"
+            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -989,6 +1054,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -997,7 +1066,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__connect)
-            opts="-y -h -V --print --status --remove --yes --dry-run --config --hooks-config --no-hooks --json --color --profile --no-worker --no-wait --help --version claude codex cursor gemini"
+            opts="-y -h -V --print --status --remove --yes --dry-run --config --hooks-config --no-hooks --json --color --profile --no-worker --no-wait --project --all-projects --help --version claude codex cursor gemini"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1019,6 +1088,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1027,7 +1100,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__delete)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1038,6 +1111,10 @@ _slm() {
                     return 0
                     ;;
                 --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1049,7 +1126,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__doctor)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1063,6 +1140,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1071,7 +1152,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__eval)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version locomo questions pairs notes help"
+            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version locomo questions pairs notes help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1082,6 +1163,10 @@ _slm() {
                     return 0
                     ;;
                 --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1177,7 +1262,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__eval__subcmd__locomo)
-            opts="-h -V --conversations --audit --k --baseline --markdown --misses --ablate --tune --scale --answer-check --ranking --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --conversations --audit --k --baseline --markdown --misses --ablate --tune --scale --answer-check --ranking --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1231,6 +1316,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1239,7 +1328,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__eval__subcmd__notes)
-            opts="-h -V --answer-check --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --answer-check --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1257,6 +1346,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1265,7 +1358,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__eval__subcmd__pairs)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1279,6 +1372,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1287,7 +1384,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__eval__subcmd__questions)
-            opts="-h -V --expect --store --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --expect --store --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1309,6 +1406,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1317,7 +1418,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__expand)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1328,6 +1429,10 @@ _slm() {
                     return 0
                     ;;
                 --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1339,7 +1444,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__export)
-            opts="-h -V --all-profiles --include-bookkeeping --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --all-profiles --include-bookkeeping --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1353,6 +1458,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1361,7 +1470,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__feedback)
-            opts="-h -V --list --forget --all-profiles --limit --json --color --profile --no-worker --no-wait --help --version good bad"
+            opts="-h -V --list --forget --all-profiles --limit --json --color --profile --no-worker --no-wait --project --all-projects --help --version good bad"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1379,6 +1488,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1387,7 +1500,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__forget)
-            opts="-y -h -V --kind --tag --session --before --dry-run --yes --json --color --profile --no-worker --no-wait --help --version"
+            opts="-y -h -V --kind --tag --session --before --dry-run --yes --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1414,6 +1527,10 @@ _slm() {
                     return 0
                     ;;
                 --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1817,8 +1934,22 @@ _slm() {
             return 0
             ;;
         slm__subcmd__help__subcmd__hook)
-            opts="recall"
+            opts="recall capture"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__help__subcmd__hook__subcmd__capture)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2097,7 +2228,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__hook)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version recall help"
+            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version recall capture help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2111,6 +2242,40 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__hook__subcmd__capture)
+            opts="-h -V --budget-s --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --budget-s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2119,8 +2284,22 @@ _slm() {
             return 0
             ;;
         slm__subcmd__hook__subcmd__help)
-            opts="recall help"
+            opts="recall capture help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__hook__subcmd__help__subcmd__capture)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2161,7 +2340,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__hook__subcmd__recall)
-            opts="-h -V --budget-s --max-tokens --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --budget-s --max-tokens --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2183,6 +2362,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2191,12 +2374,16 @@ _slm() {
             return 0
             ;;
         slm__subcmd__import)
-            opts="-h -V --format --dry-run --follow-links --skip-bad --print-ids --batch --allow-secrets --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --from --format --dry-run --follow-links --skip-bad --print-ids --batch --allow-secrets --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --from)
+                    COMPREPLY=($(compgen -W "claude-code codex" -- "${cur}"))
+                    return 0
+                    ;;
                 --format)
                     COMPREPLY=($(compgen -W "auto jsonl markdown" -- "${cur}"))
                     return 0
@@ -2213,6 +2400,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2221,7 +2412,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__list)
-            opts="-h -V --limit --kind --tag --session --all --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --limit --kind --tag --session --all --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2251,6 +2442,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2259,7 +2454,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__man)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2270,6 +2465,10 @@ _slm() {
                     return 0
                     ;;
                 --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2281,7 +2480,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__mcp)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2295,6 +2494,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2303,7 +2506,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__recall)
-            opts="-h -V --limit --depth --max-tokens --show-weak --agent --include-related --explain --window --as-of --known-as-of --valid-at --include-shared --include-global --kind --budget-s --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --limit --depth --max-tokens --show-weak --agent --include-related --explain --window --as-of --known-as-of --valid-at --include-shared --include-global --kind --budget-s --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2353,6 +2556,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2361,7 +2568,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__reindex)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2375,6 +2582,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2383,7 +2594,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__remember)
-            opts="-h -V --kind --tag --session --pin --scope --at --source --idempotency-key --supersedes --allow-secrets --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --kind --tag --session --pin --scope --at --source --idempotency-key --supersedes --allow-secrets --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2429,6 +2640,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2437,7 +2652,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__restore)
-            opts="-h -V --dry-run --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --dry-run --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2451,6 +2666,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2459,7 +2678,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__serve)
-            opts="-h -V --http --allow-remote --print-token --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --http --allow-remote --print-token --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2477,6 +2696,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2485,7 +2708,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__session__subcmd__context)
-            opts="-h -V --mode --max-tokens --include-shared --include-global --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --mode --max-tokens --include-shared --include-global --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2507,6 +2730,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2515,7 +2742,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__show)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2529,6 +2756,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2537,7 +2768,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__update)
-            opts="-h -V --text --kind --tag --pin --unpin --scope --at --superseded-by --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --text --kind --tag --pin --unpin --scope --at --superseded-by --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2575,6 +2806,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2583,7 +2818,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__worker)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version start stop status restart run help"
+            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version start stop status restart run help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2594,6 +2829,10 @@ _slm() {
                     return 0
                     ;;
                 --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2703,7 +2942,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__worker__subcmd__restart)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2714,6 +2953,10 @@ _slm() {
                     return 0
                     ;;
                 --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2725,7 +2968,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__worker__subcmd__run)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2736,6 +2979,10 @@ _slm() {
                     return 0
                     ;;
                 --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2747,7 +2994,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__worker__subcmd__start)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2758,6 +3005,10 @@ _slm() {
                     return 0
                     ;;
                 --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2769,7 +3020,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__worker__subcmd__status)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2783,6 +3034,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2791,7 +3046,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__worker__subcmd__stop)
-            opts="-h -V --json --color --profile --no-worker --no-wait --help --version"
+            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2802,6 +3057,10 @@ _slm() {
                     return 0
                     ;;
                 --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

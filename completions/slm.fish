@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_slm_global_optspecs
-    string join \n json color= profile= no-worker no-wait h/help V/version
+    string join \n json color= profile= no-worker no-wait project= all-projects h/help V/version
 end
 
 function __fish_slm_needs_command
@@ -28,9 +28,11 @@ complete -c slm -n "__fish_slm_needs_command" -l color -d 'When to use colour: a
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_needs_command" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_needs_command" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_needs_command" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_needs_command" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_needs_command" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_needs_command" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_needs_command" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_needs_command" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_needs_command" -f -a "remember" -d 'Save a memory (the text argument, or standard input when it is absent or "-")'
@@ -72,13 +74,17 @@ complete -c slm -n "__fish_slm_using_subcommand remember" -l color -d 'When to u
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand remember" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand remember" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand remember" -l pin -d 'Pin it: a pinned memory always counts as evidence'
 complete -c slm -n "__fish_slm_using_subcommand remember" -l allow-secrets -d 'Store the text as given: without it, API keys, tokens, passwords and private keys in it are replaced by [redacted: KIND]'
 complete -c slm -n "__fish_slm_using_subcommand remember" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand remember" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand remember" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand remember" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand remember" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand remember" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand import" -l from -d 'Import a coding agent\'s past sessions: each prompt you typed (kind prompt) and each text reply (a note), with session ids, times and projects; tool calls and their output are left out. Running it again adds only what is new' -r -f -a "claude-code\t'Claude Code: ~/.claude/projects/*/*.jsonl ($CLAUDE_CONFIG_DIR/projects when set)'
+codex\t'Codex CLI: ~/.codex/sessions/**/rollout-*.jsonl ($CODEX_HOME/sessions when set)'"
 complete -c slm -n "__fish_slm_using_subcommand import" -l format -d 'jsonl or markdown; auto: a folder or a .md, .markdown or .txt file is markdown, anything else JSON Lines' -r -f -a "auto\t''
 jsonl\t''
 markdown\t''"
@@ -87,6 +93,7 @@ complete -c slm -n "__fish_slm_using_subcommand import" -l color -d 'When to use
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand import" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand import" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand import" -l dry-run -d 'Markdown: print what would be created, changed and superseded; write nothing'
 complete -c slm -n "__fish_slm_using_subcommand import" -l follow-links -d 'Markdown: follow symbolic links (files and folders) whose target is inside the folder; without it links are skipped, and no link is ever followed out of the folder'
 complete -c slm -n "__fish_slm_using_subcommand import" -l skip-bad -d 'Import the good lines and report the bad ones (default: any bad line imports nothing)'
@@ -95,36 +102,43 @@ complete -c slm -n "__fish_slm_using_subcommand import" -l allow-secrets -d 'Sto
 complete -c slm -n "__fish_slm_using_subcommand import" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand import" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand import" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
-complete -c slm -n "__fish_slm_using_subcommand import" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand import" -l all-projects -d 'Read every project\'s memories (writes record no project)'
+complete -c slm -n "__fish_slm_using_subcommand import" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c slm -n "__fish_slm_using_subcommand import" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand export" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand export" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand export" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand export" -l all-profiles -d 'Every profile (default: only the one --profile names)'
 complete -c slm -n "__fish_slm_using_subcommand export" -l include-bookkeeping -d 'Include bookkeeping rows (hook noise), which are left out by default'
 complete -c slm -n "__fish_slm_using_subcommand export" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand export" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand export" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand export" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand export" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand export" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand backup" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand backup" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand backup" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand backup" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand backup" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand backup" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand backup" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand backup" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand backup" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand restore" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand restore" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand restore" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand restore" -l dry-run -d 'Check the backup and say what would happen; change nothing'
 complete -c slm -n "__fish_slm_using_subcommand restore" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand restore" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand restore" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand restore" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand restore" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand restore" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand recall" -l limit -d 'How many results at most (1 or more; 0 is a usage error)' -r
@@ -140,6 +154,7 @@ complete -c slm -n "__fish_slm_using_subcommand recall" -l color -d 'When to use
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand recall" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand recall" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand recall" -l show-weak -d 'List the closest weak matches too, labelled weak'
 complete -c slm -n "__fish_slm_using_subcommand recall" -l agent -d 'The agent view: only supported results (related only with --include-related)'
 complete -c slm -n "__fish_slm_using_subcommand recall" -l include-related -d 'With --agent: return related memories too'
@@ -149,15 +164,18 @@ complete -c slm -n "__fish_slm_using_subcommand recall" -l include-global -d 'Le
 complete -c slm -n "__fish_slm_using_subcommand recall" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand recall" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand recall" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand recall" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand recall" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand recall" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand expand" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand expand" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand expand" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand expand" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand expand" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand expand" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand expand" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand expand" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand expand" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand list" -l limit -d 'How many memories at most (1 or more; 0 is a usage error)' -r
@@ -168,19 +186,23 @@ complete -c slm -n "__fish_slm_using_subcommand list" -l color -d 'When to use c
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand list" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand list" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand list" -l all -d 'Include bookkeeping rows (hook noise), which are hidden by default'
 complete -c slm -n "__fish_slm_using_subcommand list" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand list" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand list" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand list" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand list" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand list" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand show" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand show" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand show" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand show" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand show" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand show" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand show" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand show" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand show" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand update" -l text -d 'New text ("-" reads standard input)' -r
@@ -193,20 +215,24 @@ complete -c slm -n "__fish_slm_using_subcommand update" -l color -d 'When to use
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand update" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand update" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand update" -l pin
 complete -c slm -n "__fish_slm_using_subcommand update" -l unpin
 complete -c slm -n "__fish_slm_using_subcommand update" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand update" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand update" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand update" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand update" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand update" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand delete" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand delete" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand delete" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand delete" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand delete" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand delete" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand delete" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand delete" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand delete" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand forget" -l kind -r
@@ -217,11 +243,13 @@ complete -c slm -n "__fish_slm_using_subcommand forget" -l color -d 'When to use
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand forget" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand forget" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand forget" -l dry-run -d 'Show what would be forgotten; change nothing'
 complete -c slm -n "__fish_slm_using_subcommand forget" -s y -l yes -d 'Do not ask'
 complete -c slm -n "__fish_slm_using_subcommand forget" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand forget" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand forget" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand forget" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand forget" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand forget" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand feedback" -l limit -d 'With --list: at most this many marks' -r
@@ -229,12 +257,14 @@ complete -c slm -n "__fish_slm_using_subcommand feedback" -l color -d 'When to u
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand feedback" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand feedback" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand feedback" -l list -d 'List the marks on record, newest first'
 complete -c slm -n "__fish_slm_using_subcommand feedback" -l forget -d 'Remove the marks, the logged recalls and the learned models of this profile'
 complete -c slm -n "__fish_slm_using_subcommand feedback" -l all-profiles -d 'With --list or --forget: every profile, not only the current one'
 complete -c slm -n "__fish_slm_using_subcommand feedback" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand feedback" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand feedback" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand feedback" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand feedback" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand feedback" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand session-context" -l mode -d 'start (1500 tokens), compact (500), resource (4000) or hook (400)' -r
@@ -243,44 +273,66 @@ complete -c slm -n "__fish_slm_using_subcommand session-context" -l color -d 'Wh
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand session-context" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand session-context" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand session-context" -l include-shared -d 'Let shared memories join'
 complete -c slm -n "__fish_slm_using_subcommand session-context" -l include-global -d 'Let global memories join'
 complete -c slm -n "__fish_slm_using_subcommand session-context" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand session-context" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand session-context" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand session-context" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand session-context" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand session-context" -s V -l version -d 'Print version'
-complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall capture help" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
-complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
-complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
-complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -s h -l help -d 'Print help'
-complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -s V -l version -d 'Print version'
-complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -f -a "recall" -d 'Memories for the prompt about to be sent: at most 3 s, prints nothing when out of time or when nothing supports it. Reads the prompt from QUERY, or standard input (plain text, or a JSON object with a "prompt" field as agent hooks send)'
-complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall capture help" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall capture help" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
+complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall capture help" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
+complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall capture help" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall capture help" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall capture help" -l all-projects -d 'Read every project\'s memories (writes record no project)'
+complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall capture help" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall capture help" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall capture help" -f -a "recall" -d 'Memories for the prompt about to be sent: at most 3 s, prints nothing when out of time or when nothing supports it. Reads the prompt from QUERY, or standard input (plain text, or a JSON object with a "prompt" field as agent hooks send)'
+complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall capture help" -f -a "capture" -d 'Save what an agent\'s hook reports: the prompt typed (kind prompt), "File changed: PATH" and "session ended" (bookkeeping). Reads the hook\'s JSON from PAYLOAD or standard input; at most 3 s, prints nothing, exits 0 whatever happens at run time. A capture that cannot be saved in time is kept on disk and saved by the next one'
+complete -c slm -n "__fish_slm_using_subcommand hook; and not __fish_seen_subcommand_from recall capture help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -l budget-s -d 'The hard time limit in seconds (at most 3)' -r
 complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -l max-tokens -d 'The block\'s token budget (default: the hook mode\'s 400)' -r
 complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from recall" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from capture" -l budget-s -d 'The hard time limit in seconds (at most 3)' -r
+complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from capture" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from capture" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from capture" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
+complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from capture" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
+complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from capture" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from capture" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from capture" -l all-projects -d 'Read every project\'s memories (writes record no project)'
+complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from capture" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from capture" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from help" -f -a "recall" -d 'Memories for the prompt about to be sent: at most 3 s, prints nothing when out of time or when nothing supports it. Reads the prompt from QUERY, or standard input (plain text, or a JSON object with a "prompt" field as agent hooks send)'
+complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from help" -f -a "capture" -d 'Save what an agent\'s hook reports: the prompt typed (kind prompt), "File changed: PATH" and "session ended" (bookkeeping). Reads the hook\'s JSON from PAYLOAD or standard input; at most 3 s, prints nothing, exits 0 whatever happens at run time. A capture that cannot be saved in time is kept on disk and saved by the next one'
 complete -c slm -n "__fish_slm_using_subcommand hook; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c slm -n "__fish_slm_using_subcommand mcp" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand mcp" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand mcp" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand mcp" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand mcp" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand mcp" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand mcp" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand mcp" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand mcp" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand connect" -l config -d 'The agent\'s MCP config file, instead of where the agent keeps it' -r -F
@@ -289,6 +341,7 @@ complete -c slm -n "__fish_slm_using_subcommand connect" -l color -d 'When to us
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand connect" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand connect" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand connect" -l print -d 'Print the MCP server entry for any MCP client, and change nothing'
 complete -c slm -n "__fish_slm_using_subcommand connect" -l status -d 'Say which agents are connected (all, or AGENT\'s), reading their config files'
 complete -c slm -n "__fish_slm_using_subcommand connect" -l remove -d 'Take out what slm wrote (the file as it was before, when nothing else changed it)'
@@ -298,6 +351,7 @@ complete -c slm -n "__fish_slm_using_subcommand connect" -l no-hooks -d 'Claude 
 complete -c slm -n "__fish_slm_using_subcommand connect" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand connect" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand connect" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand connect" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand connect" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c slm -n "__fish_slm_using_subcommand connect" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand serve" -l http -d 'Listen here (default 127.0.0.1:7377). Needs --allow-remote unless it is loopback' -r
@@ -305,20 +359,24 @@ complete -c slm -n "__fish_slm_using_subcommand serve" -l color -d 'When to use 
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand serve" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand serve" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand serve" -l allow-remote -d 'Allow a non-loopback address (memories become reachable from other machines)'
 complete -c slm -n "__fish_slm_using_subcommand serve" -l print-token -d 'Print the access token (made on first use) and exit; needs no --http'
 complete -c slm -n "__fish_slm_using_subcommand serve" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand serve" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand serve" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand serve" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand serve" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand serve" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand worker; and not __fish_seen_subcommand_from start stop status restart run help" -f -a "start" -d 'Start the worker (if it is not running) and wait until it answers'
@@ -331,45 +389,55 @@ complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcomma
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from start" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from start" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from start" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from start" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from start" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from start" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from start" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from start" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from stop" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from stop" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from stop" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from stop" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from stop" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from stop" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from stop" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from stop" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from status" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from status" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from status" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from status" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from status" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from status" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from status" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from restart" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from restart" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from restart" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from restart" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from restart" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from restart" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from restart" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from restart" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from restart" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from run" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from run" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from run" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from run" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from run" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from run" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from run" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from run" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from run" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand worker; and __fish_seen_subcommand_from help" -f -a "start" -d 'Start the worker (if it is not running) and wait until it answers'
@@ -382,9 +450,11 @@ complete -c slm -n "__fish_slm_using_subcommand answer-check; and not __fish_see
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and not __fish_seen_subcommand_from hosted off auto local status help" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand answer-check; and not __fish_seen_subcommand_from hosted off auto local status help" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and not __fish_seen_subcommand_from hosted off auto local status help" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and not __fish_seen_subcommand_from hosted off auto local status help" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and not __fish_seen_subcommand_from hosted off auto local status help" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand answer-check; and not __fish_seen_subcommand_from hosted off auto local status help" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and not __fish_seen_subcommand_from hosted off auto local status help" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and not __fish_seen_subcommand_from hosted off auto local status help" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and not __fish_seen_subcommand_from hosted off auto local status help" -f -a "hosted" -d 'Judge with a hosted OpenAI-compatible endpoint. Shows exactly what will leave this machine and asks first; records your consent, with its time, in settings.json'
@@ -400,46 +470,56 @@ complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_su
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from hosted" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from hosted" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from hosted" -l yes -d 'Consent without asking (for scripts): what leaves the machine is still printed'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from hosted" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from hosted" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from hosted" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from hosted" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from hosted" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from hosted" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from off" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from off" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from off" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from off" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from off" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from off" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from off" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from off" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from off" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from auto" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from auto" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from auto" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from auto" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from auto" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from auto" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from auto" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from auto" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from auto" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from local" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from local" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from local" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from local" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from local" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from local" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from local" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from local" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from local" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from status" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from status" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from status" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from status" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from status" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from status" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from status" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand answer-check; and __fish_seen_subcommand_from help" -f -a "hosted" -d 'Judge with a hosted OpenAI-compatible endpoint. Shows exactly what will leave this machine and asks first; records your consent, with its time, in settings.json'
@@ -452,27 +532,33 @@ complete -c slm -n "__fish_slm_using_subcommand reindex" -l color -d 'When to us
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand reindex" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand reindex" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand reindex" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand reindex" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand reindex" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand reindex" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand reindex" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand reindex" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand doctor" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand doctor" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand doctor" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand doctor" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand doctor" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand doctor" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand doctor" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand doctor" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand doctor" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions pairs notes help" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions pairs notes help" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions pairs notes help" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions pairs notes help" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions pairs notes help" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions pairs notes help" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions pairs notes help" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions pairs notes help" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions pairs notes help" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand eval; and not __fish_seen_subcommand_from locomo questions pairs notes help" -f -a "locomo" -d 'Evidence recall and tiers on a LoCoMo-format file'
@@ -496,10 +582,12 @@ complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l ablate -d 'Also run every question with each channel switched off in turn and print the table'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -l expect -d 'none: the tier must be none; not-supported: anything but supported' -r
@@ -508,18 +596,22 @@ complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from questions" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from pairs" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from pairs" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from pairs" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from pairs" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from pairs" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from pairs" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from pairs" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from pairs" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from pairs" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from notes" -l answer-check -d 'The answer check for this run (answer_check.mode of the temporary store)' -r -f -a "auto\t''
@@ -529,9 +621,11 @@ complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from notes" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from notes" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from notes" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from notes" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from notes" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from notes" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from notes" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from notes" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "locomo" -d 'Evidence recall and tiers on a LoCoMo-format file'
@@ -543,9 +637,11 @@ complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subco
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export help" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export help" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export help" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export help" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export help" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export help" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export help" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export help" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export help" -f -a "ingest" -d 'Import N memories and report memories/s, time to findable, size, RSS'
@@ -560,9 +656,11 @@ complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcomman
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l memories -r
@@ -573,9 +671,11 @@ complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcomman
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -l memories -r
@@ -586,9 +686,11 @@ complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcomman
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l memories -r
@@ -599,9 +701,11 @@ complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcomman
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from export" -l memories -r
@@ -610,9 +714,11 @@ complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcomman
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from export" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from export" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from export" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from export" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from export" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from export" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from export" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "ingest" -d 'Import N memories and report memories/s, time to findable, size, RSS'
@@ -625,18 +731,22 @@ complete -c slm -n "__fish_slm_using_subcommand completions" -l color -d 'When t
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand completions" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand completions" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand completions" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand completions" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand completions" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand completions" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand man" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c slm -n "__fish_slm_using_subcommand man" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand man" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
 complete -c slm -n "__fish_slm_using_subcommand man" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
 complete -c slm -n "__fish_slm_using_subcommand man" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
 complete -c slm -n "__fish_slm_using_subcommand man" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand man" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand man" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand man" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import export backup restore recall expand list show update delete forget feedback session-context hook mcp connect serve worker answer-check reindex doctor eval bench completions man help" -f -a "remember" -d 'Save a memory (the text argument, or standard input when it is absent or "-")'
@@ -667,6 +777,7 @@ complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcom
 complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import export backup restore recall expand list show update delete forget feedback session-context hook mcp connect serve worker answer-check reindex doctor eval bench completions man help" -f -a "man" -d 'Print the man page (roff)'
 complete -c slm -n "__fish_slm_using_subcommand help; and not __fish_seen_subcommand_from remember import export backup restore recall expand list show update delete forget feedback session-context hook mcp connect serve worker answer-check reindex doctor eval bench completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from hook" -f -a "recall" -d 'Memories for the prompt about to be sent: at most 3 s, prints nothing when out of time or when nothing supports it. Reads the prompt from QUERY, or standard input (plain text, or a JSON object with a "prompt" field as agent hooks send)'
+complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from hook" -f -a "capture" -d 'Save what an agent\'s hook reports: the prompt typed (kind prompt), "File changed: PATH" and "session ended" (bookkeeping). Reads the hook\'s JSON from PAYLOAD or standard input; at most 3 s, prints nothing, exits 0 whatever happens at run time. A capture that cannot be saved in time is kept on disk and saved by the next one'
 complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from worker" -f -a "start" -d 'Start the worker (if it is not running) and wait until it answers'
 complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from worker" -f -a "stop" -d 'Ask the worker to finish what it is doing and exit'
 complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from worker" -f -a "status" -d 'Is it running? pid, version, slots, idle time'

@@ -53,6 +53,7 @@ pub mod memory;
 pub mod output;
 pub mod paths;
 pub mod progress;
+pub mod project;
 pub mod recall;
 pub mod render;
 pub mod service;

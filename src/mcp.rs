@@ -386,6 +386,7 @@ mod tests {
             ),
             mode: crate::worker::client::Mode::Off,
             profile: "default".into(),
+            project: None,
         }
     }
 

@@ -97,14 +97,19 @@ pub struct Memory {
     /// When the same text was last saved again (None: never).
     #[serde(default)]
     pub last_seen_at: Option<i64>,
+    /// The project it was written in (`project`); None: visible from every project.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
 }
 
 fn one() -> i64 {
     1
 }
 
-/// A memory to be written. Everything but the text has a default.
+/// A memory to be written. Everything but the text has a default (also when read back
+/// from JSON, as a spooled capture is).
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct NewMemory {
     pub text: String,
     pub kind: Option<Kind>,
@@ -132,6 +137,9 @@ pub struct NewMemory {
     /// (`--allow-secrets`; see `text::redact_secrets`).
     #[serde(default)]
     pub allow_secrets: bool,
+    /// The project it is written in (`project`); None: visible from every project.
+    #[serde(default)]
+    pub project: Option<String>,
 }
 
 /// A change to an existing memory; `None` leaves a field as it is.

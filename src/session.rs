@@ -69,6 +69,9 @@ pub struct SessionRequest {
     pub max_tokens: Option<usize>,
     pub include_shared: bool,
     pub include_global: bool,
+    /// This project's memories and those with none (None: every project).
+    #[serde(default)]
+    pub project: Option<String>,
 }
 
 /// A block of memory text and what went into it.
@@ -105,6 +108,7 @@ pub fn session_context(engine: &Engine, req: &SessionRequest) -> Result<ContextB
         profile: req.profile.clone(),
         include_shared: req.include_shared,
         include_global: req.include_global,
+        project: req.project.clone(),
         ..Default::default()
     };
     let mut picked: Vec<(bool, i64, i64)> = engine.with_meta(|meta| {

@@ -24,6 +24,7 @@ use params::{
 use serde_json::{Value, json};
 use std::time::Duration;
 
+pub mod capture;
 pub mod params;
 
 /// Who is calling and where their requests run.
@@ -32,14 +33,22 @@ pub struct Front {
     pub paths: Paths,
     pub mode: Mode,
     pub profile: String,
+    /// The project its writes record and its questions read (`crate::project`): worked out
+    /// once, where the server starts (an agent starts its MCP server in the project).
+    pub project: Option<String>,
 }
 
 impl Front {
-    pub fn from_env(profile: &str, no_worker: bool) -> Result<Front> {
+    pub fn from_env(
+        profile: &str,
+        no_worker: bool,
+        project: &crate::project::Choice,
+    ) -> Result<Front> {
         Ok(Front {
             paths: Paths::from_env(),
             mode: Mode::resolve(no_worker)?,
             profile: profile.to_string(),
+            project: crate::project::for_write(project, None),
         })
     }
 
@@ -96,6 +105,7 @@ impl Front {
                     .ok_or_else(|| Error::Usage("expand needs fact_id or memory_id".into()))?;
                 let filters = Filters {
                     profile: self.profile.clone(),
+                    project: self.project.clone(),
                     ..Default::default()
                 };
                 self.run(Op::Expand { id, filters }, None)
@@ -168,6 +178,7 @@ impl Front {
                     session_id: p.session_id,
                     tags: p.tags.unwrap_or_default(),
                     idempotency_key: p.idempotency_key,
+                    project: self.project.clone(),
                     ..Default::default()
                 };
                 self.run(Op::Remember { memory }, None)
@@ -190,6 +201,7 @@ impl Front {
                     max_tokens,
                     include_shared: p.include_shared.is_some_and(|f| f.0),
                     include_global: p.include_global.is_some_and(|f| f.0),
+                    project: self.project.clone(),
                 };
                 self.run(Op::SessionContext { req }, None)
             }
@@ -231,6 +243,7 @@ impl Front {
             agent,
             include_related,
             explain: false,
+            project: self.project.clone(),
         };
         let req = resolve::recall(&a, &self.profile)?;
         let timeout = client::reply_timeout(req.budget_s);

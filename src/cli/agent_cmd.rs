@@ -1,6 +1,6 @@
 //! `session-context` and `hook recall`: what agents and hooks get.
 
-use super::args::{GlobalArgs, HookRecallArgs, SessionContextArgs};
+use super::args::{GlobalArgs, HookCaptureArgs, HookRecallArgs, SessionContextArgs};
 use super::forward::forward;
 use crate::output::Style;
 use crate::service::Op;
@@ -35,6 +35,7 @@ pub fn session_context(a: SessionContextArgs, g: &GlobalArgs, style: Style) -> R
         max_tokens: a.max_tokens,
         include_shared: a.include_shared || settings.retrieval.include_shared,
         include_global: a.include_global || settings.retrieval.include_global,
+        project: super::read_project(g),
     };
     forward(Op::SessionContext { req }, g, style, None)
 }
@@ -88,6 +89,7 @@ fn hook_inner(a: HookRecallArgs, g: &GlobalArgs, style: Style, budget: f64) -> R
             limit: HOOK_LIMIT,
             depth: 1,
             budget_s: Some(inner),
+            project: super::read_project(g),
             ..Default::default()
         },
         &g.profile,
@@ -97,6 +99,100 @@ fn hook_inner(a: HookRecallArgs, g: &GlobalArgs, style: Style, budget: f64) -> R
         max_tokens: a.max_tokens.unwrap_or(SessionMode::Hook.budget()),
     };
     forward(op, g, style, Some(Duration::from_secs_f64(budget)))
+}
+
+/// `slm hook capture`: saves what the hook reports, and never holds the agent up. The
+/// capture is written to the spool (durable) first, then sent; whatever happens at run time
+/// it exits 0, prints nothing on standard output (an agent may read it as context), and
+/// says on standard error what it did not do. Spooled captures of earlier hooks that did not
+/// get through are sent after this one, in the time left.
+pub fn hook_capture(a: HookCaptureArgs, g: &GlobalArgs) -> Result<i32> {
+    if !(a.budget_s.is_finite() && a.budget_s > 0.0) {
+        return Err(Error::Usage(format!(
+            "--budget-s {}: expected a positive number of seconds",
+            a.budget_s
+        )));
+    }
+    let budget = a.budget_s.min(HOOK_MAX_S);
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs_f64(budget));
+        eprintln!(
+            "slm hook capture: out of time after {budget} s; what was not saved is kept for the next capture"
+        );
+        std::process::exit(0);
+    });
+    if let Err(e) = capture_inner(a, g, budget) {
+        eprintln!("slm hook capture: {e}");
+    }
+    Ok(0)
+}
+
+fn capture_inner(a: HookCaptureArgs, g: &GlobalArgs, budget: f64) -> Result<()> {
+    use crate::agent::capture;
+    let started = std::time::Instant::now();
+    let input = match a.payload.as_deref() {
+        None | Some("-") => super::read_stdin()?,
+        Some(p) => p.to_string(),
+    };
+    let payload: serde_json::Value = serde_json::from_str(&input).map_err(|e| {
+        Error::Input(format!(
+            "the hook payload is not JSON ({e}); nothing was saved"
+        ))
+    })?;
+    let mut got = capture::from_payload(&payload);
+    let project = crate::project::for_write(&super::project_choice(g), got.cwd.as_deref());
+    for m in &mut got.memories {
+        m.profile = Some(g.profile.clone());
+        m.project.clone_from(&project);
+    }
+    let paths = crate::paths::Paths::from_env();
+    let dir = capture::spool_dir(&paths);
+    let mode = crate::worker::client::Mode::resolve(g.no_worker)?;
+    let left = || Duration::from_secs_f64(budget).saturating_sub(started.elapsed());
+    let send = |memories: Vec<crate::memory::NewMemory>| -> Result<()> {
+        let req = crate::service::Request {
+            op: Op::RememberBatch { memories },
+            human: None,
+        };
+        crate::worker::client::execute_with(&paths, req, mode, Some(left()), None).map(|_| ())
+    };
+    if let Some(why) = &got.skipped {
+        eprintln!("slm hook capture: {why}; nothing was saved");
+    }
+    if !got.memories.is_empty() {
+        let file = capture::spool(&dir, &got.memories)
+            .map_err(|e| Error::io("keeping the capture on disk", e))?;
+        match capture::take(&file) {
+            Some((taken, memories)) => match send(memories) {
+                Ok(()) => {
+                    let _ = std::fs::remove_file(&taken);
+                }
+                Err(e) => {
+                    capture::give_back(&taken, &file);
+                    return Err(Error::Other(format!(
+                        "{e}; the capture is kept for the next one"
+                    )));
+                }
+            },
+            None => return Ok(()),
+        }
+    }
+    // Earlier captures that did not get through, oldest first, while time is left.
+    for file in capture::spooled(&dir) {
+        if left() < Duration::from_millis(500) {
+            break;
+        }
+        let Some((taken, memories)) = capture::take(&file) else {
+            continue;
+        };
+        if send(memories).is_ok() {
+            let _ = std::fs::remove_file(&taken);
+        } else {
+            capture::give_back(&taken, &file);
+            break;
+        }
+    }
+    Ok(())
 }
 
 /// Agent hooks send a JSON object with the prompt in "prompt"; anything else is the prompt.

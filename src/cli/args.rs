@@ -40,6 +40,14 @@ pub struct GlobalArgs {
     /// labelled warming.
     #[arg(long, global = true)]
     pub no_wait: bool,
+    /// The project to write to and read from (default: $SLM_PROJECT, else the git
+    /// repository the working directory is in, if any). A question sees its project's
+    /// memories and those saved outside any project.
+    #[arg(long, global = true, env = "SLM_PROJECT", value_parser = crate::project::parse_name)]
+    pub project: Option<String>,
+    /// Read every project's memories (writes record no project).
+    #[arg(long, global = true, conflicts_with = "project")]
+    pub all_projects: bool,
 }
 
 pub use crate::bench::args::*;
@@ -165,8 +173,15 @@ pub struct RememberArgs {
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// A JSON Lines file ("-" for standard input), or a notes file or folder.
-    pub file: PathBuf,
+    /// A JSON Lines file ("-" for standard input), or a notes file or folder. With --from:
+    /// the agent's history folder (default ~/.claude/projects or ~/.codex/sessions).
+    #[arg(required_unless_present = "from")]
+    pub file: Option<PathBuf>,
+    /// Import a coding agent's past sessions: each prompt you typed (kind prompt) and each
+    /// text reply (a note), with session ids, times and projects; tool calls and their
+    /// output are left out. Running it again adds only what is new.
+    #[arg(long, value_enum, value_name = "AGENT")]
+    pub from: Option<crate::transfer::history::Agent>,
     /// jsonl or markdown; auto: a folder or a .md, .markdown or .txt file is markdown,
     /// anything else JSON Lines.
     #[arg(long, value_enum, default_value_t = ImportFormat::Auto)]
@@ -345,6 +360,21 @@ pub enum HookCommand {
     /// (plain text, or a JSON object with a "prompt" field as agent hooks send).
     #[command(after_help = HOOK_RECALL_EXAMPLES)]
     Recall(HookRecallArgs),
+    /// Save what an agent's hook reports: the prompt typed (kind prompt), "File changed:
+    /// PATH" and "session ended" (bookkeeping). Reads the hook's JSON from PAYLOAD or
+    /// standard input; at most 3 s, prints nothing, exits 0 whatever happens at run time.
+    /// A capture that cannot be saved in time is kept on disk and saved by the next one.
+    Capture(HookCaptureArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct HookCaptureArgs {
+    /// The hook's JSON (Codex CLI's notify passes it as the last argument); absent or "-"
+    /// reads standard input.
+    pub payload: Option<String>,
+    /// The hard time limit in seconds (at most 3).
+    #[arg(long, default_value_t = 3.0)]
+    pub budget_s: f64,
 }
 
 #[derive(Debug, Args)]

@@ -26,20 +26,29 @@ pub const BATCH_BYTES: usize = 1 << 20;
 const LINKS_PER_REQUEST: usize = 1000;
 
 pub fn import(a: ImportArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
+    if let Some(from) = a.from {
+        return super::backfill_cmd::backfill(from, &a, g, style);
+    }
+    let Some(file) = a.file.clone() else {
+        return Err(Error::Usage(
+            "import needs a FILE or folder (or --from claude-code|codex)".into(),
+        ));
+    };
+    let file = file.as_path();
     let markdown = match a.format {
         ImportFormat::Markdown => true,
         ImportFormat::Jsonl => false,
         ImportFormat::Auto => {
-            a.file.as_os_str() != "-" && (a.file.is_dir() || notes::is_notes_path(&a.file))
+            file.as_os_str() != "-" && (file.is_dir() || notes::is_notes_path(file))
         }
     };
     if markdown {
-        if a.file.as_os_str() == "-" {
+        if file.as_os_str() == "-" {
             return Err(Error::Usage(
                 "--format markdown reads files and folders, not standard input".into(),
             ));
         }
-        return import_notes(a, g, style);
+        return import_notes(file, a, g, style);
     }
     if a.follow_links {
         return Err(Error::Usage(
@@ -52,13 +61,13 @@ pub fn import(a: ImportArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
             "--dry-run is for notes (--format markdown); a JSON Lines import is resumable, so run it".into(),
         ));
     }
-    if a.file.is_dir() {
+    if file.is_dir() {
         return Err(Error::Usage(format!(
             "{} is a folder: a folder is imported as notes (--format markdown)",
-            a.file.display()
+            file.display()
         )));
     }
-    import_lines(a, g, style)
+    import_lines(file, a, g, style)
 }
 
 /// An import that failed after `done` of `total` lines were saved says so: an error must
@@ -88,16 +97,21 @@ fn decode<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> Result<T> {
     serde_json::from_value(v).map_err(|e| Error::Other(format!("an unreadable answer: {e}")))
 }
 
-fn import_lines(a: ImportArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
-    let raw = if a.file.as_os_str() == "-" {
+fn import_lines(
+    file: &std::path::Path,
+    a: ImportArgs,
+    g: &GlobalArgs,
+    style: Style,
+) -> Result<i32> {
+    let raw = if file.as_os_str() == "-" {
         read_stdin()?
     } else {
-        let bytes = std::fs::read(&a.file)
-            .map_err(|e| Error::io(format!("reading {}", a.file.display()), e))?;
+        let bytes =
+            std::fs::read(file).map_err(|e| Error::io(format!("reading {}", file.display()), e))?;
         String::from_utf8(bytes).map_err(|e| {
             Error::Input(format!(
                 "{} is not valid UTF-8 (first bad byte at offset {}); nothing was imported",
-                a.file.display(),
+                file.display(),
                 e.utf8_error().valid_up_to()
             ))
         })?
@@ -113,6 +127,10 @@ fn import_lines(a: ImportArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
         match Line::parse(line, &g.profile, now) {
             Ok(mut p) => {
                 p.memory.allow_secrets = a.allow_secrets;
+                // A line keeps the project it names; --project names one for lines without.
+                if p.memory.project.is_none() {
+                    p.memory.project.clone_from(&g.project);
+                }
                 good.push((i + 1, p))
             }
             Err(e) => bad.push((i + 1, e)),
@@ -302,9 +320,14 @@ impl NotesReport {
     }
 }
 
-fn import_notes(a: ImportArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
+fn import_notes(
+    file: &std::path::Path,
+    a: ImportArgs,
+    g: &GlobalArgs,
+    style: Style,
+) -> Result<i32> {
     let now = crate::Clock::from_env()?.now();
-    let root = notes::open_root(&a.file)?;
+    let root = notes::open_root(file)?;
     let paths = Paths::from_env();
     let model = if a.dry_run {
         ModelMode::Skip

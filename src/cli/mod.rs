@@ -5,6 +5,7 @@
 mod agent_cmd;
 mod answer_check_cmd;
 pub mod args;
+mod backfill_cmd;
 mod backup_cmd;
 mod connect_cmd;
 mod examples;
@@ -19,7 +20,7 @@ pub(crate) mod write;
 
 use crate::output::{self, Style};
 use crate::{Error, Result};
-use args::{Cli, Command};
+use args::{Cli, Command, GlobalArgs};
 use clap::{CommandFactory, Parser};
 
 /// Run slm with the process arguments; returns the exit code.
@@ -172,14 +173,20 @@ fn dispatch(cli: Cli, style: Style) -> Result<i32> {
         Command::Show(a) => read::show(a, &g, style),
         Command::SessionContext(a) => agent_cmd::session_context(a, &g, style),
         Command::Hook(args::HookCommand::Recall(a)) => agent_cmd::hook_recall(a, &g, style),
+        Command::Hook(args::HookCommand::Capture(a)) => agent_cmd::hook_capture(a, &g),
         Command::Worker(c) => worker_cmd::run(c, &g, style),
         Command::Mcp => {
-            crate::mcp::serve(crate::agent::Front::from_env(&g.profile, g.no_worker)?)?;
+            crate::mcp::serve(crate::agent::Front::from_env(
+                &g.profile,
+                g.no_worker,
+                &project_choice(&g),
+            )?)?;
             Ok(0)
         }
         Command::Connect(a) => connect_cmd::connect(a, style),
         Command::Serve(a) => {
-            let front = crate::agent::Front::from_env(&g.profile, g.no_worker)?;
+            let front =
+                crate::agent::Front::from_env(&g.profile, g.no_worker, &project_choice(&g))?;
             if a.print_token {
                 return emit_raw(format!("{}\n", crate::http::token(&front)?).as_bytes());
             }
@@ -268,4 +275,19 @@ pub(crate) fn read_stdin() -> Result<String> {
             e.utf8_error().valid_up_to()
         ))
     })
+}
+
+/// The project choice of `--project` / `--all-projects` (`crate::project`).
+pub(crate) fn project_choice(g: &GlobalArgs) -> crate::project::Choice {
+    crate::project::Choice::from_flags(g.project.as_deref(), g.all_projects)
+}
+
+/// The project a write from this process records.
+pub(crate) fn write_project(g: &GlobalArgs) -> Option<String> {
+    crate::project::for_write(&project_choice(g), None)
+}
+
+/// The project a question from this process reads (None: every project).
+pub(crate) fn read_project(g: &GlobalArgs) -> Option<String> {
+    crate::project::for_read(&project_choice(g), None)
 }

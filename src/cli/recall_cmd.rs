@@ -29,12 +29,17 @@ impl From<&RecallArgs> for RecallInput {
             include_global: a.include_global,
             kind: a.kind.clone(),
             budget_s: a.budget_s,
+            project: None,
         }
     }
 }
 
 pub fn recall(a: RecallArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
-    let req = resolve::recall(&RecallInput::from(&a), &g.profile)?;
+    let input = RecallInput {
+        project: super::read_project(g),
+        ..RecallInput::from(&a)
+    };
+    let req = resolve::recall(&input, &g.profile)?;
     let timeout = reply_timeout(req.budget_s);
     super::forward::forward(Op::Recall { req }, g, style, timeout)
 }
@@ -42,6 +47,7 @@ pub fn recall(a: RecallArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
 pub fn expand(a: ExpandArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
     let filters = Filters {
         profile: g.profile.clone(),
+        project: super::read_project(g),
         ..Default::default()
     };
     super::forward::forward(Op::Expand { id: a.id, filters }, g, style, None)

@@ -5,12 +5,19 @@
 //!
 //! ```json
 //! { "hooks": {
-//!     "UserPromptSubmit": [ { "hooks": [ { "type": "command", "command": "/…/slm hook recall" } ] } ],
-//!     "SessionStart":     [ { "hooks": [ { "type": "command", "command": "/…/slm session-context" } ] } ] } }
+//!     "UserPromptSubmit": [ { "hooks": [ { "type": "command", "command": "/…/slm hook recall" } ] },
+//!                           { "hooks": [ { "type": "command", "command": "/…/slm hook capture" } ] } ],
+//!     "SessionStart":     [ { "hooks": [ { "type": "command", "command": "/…/slm session-context" } ] } ],
+//!     "PostToolUse":      [ { "matcher": "Write|Edit|MultiEdit|NotebookEdit",
+//!                             "hooks": [ { "type": "command", "command": "/…/slm hook capture" } ] } ],
+//!     "SessionEnd":       [ { "hooks": [ { "type": "command", "command": "/…/slm hook capture" } ] } ] } }
 //! ```
 //!
-//! slm adds one group per event and recognises its hooks by their command (slm's binary,
-//! then `hook recall` or `session-context`); the user's other groups and hooks stay.
+//! slm adds one group per (event, subcommand) and recognises its hooks by their command
+//! (slm's binary, then `hook recall`, `hook capture` or `session-context`); the user's other
+//! groups and hooks stay. `hook capture` saves the prompt, each file an edit tool changed
+//! (bookkeeping) and the session's end (bookkeeping); it prints nothing, so nothing it does
+//! reaches the model's context.
 
 use super::json_edit::{Doc, Step};
 use super::{Edited, Server, is_slm_program, shell_quote};
@@ -18,15 +25,25 @@ use crate::{Error, Result};
 use serde_json::Value;
 use std::path::Path;
 
-/// The events slm hooks into, with the slm subcommand each runs.
-const EVENTS: [(&str, &str); 2] = [
-    ("UserPromptSubmit", "hook recall"),
-    ("SessionStart", "session-context"),
+/// The events slm hooks into, with the slm subcommand each runs and the tools it matches
+/// (None: every occurrence of the event).
+const EVENTS: [(&str, &str, Option<&str>); 5] = [
+    ("UserPromptSubmit", "hook recall", None),
+    ("SessionStart", "session-context", None),
+    ("UserPromptSubmit", "hook capture", None),
+    (
+        "PostToolUse",
+        "hook capture",
+        Some("Write|Edit|MultiEdit|NotebookEdit"),
+    ),
+    ("SessionEnd", "hook capture", None),
 ];
 
-/// A matcher group as slm writes it (no matcher: every prompt, every session start).
+/// A matcher group as slm writes it.
 #[derive(serde::Serialize)]
 struct Group {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    matcher: Option<&'static str>,
     hooks: Vec<Hook>,
 }
 
@@ -91,7 +108,7 @@ fn is_slm_hook(cmd: &str, sub: &str) -> bool {
 
 pub(super) fn connected(text: &str, file: &Path) -> Result<bool> {
     let v = Doc::parse(text, file)?.value();
-    for (event, sub) in EVENTS {
+    for (event, sub, _) in EVENTS {
         if find(&v, event, sub, file)?.is_empty() {
             return Ok(false);
         }
@@ -138,7 +155,7 @@ fn remove_event(doc: &mut Doc, event: &str, sub: &str, file: &Path) -> Result<bo
 pub(super) fn connect(text: &str, file: &Path, server: &Server) -> Result<Edited> {
     let mut doc = Doc::parse(text, file)?;
     let mut out = Edited::unchanged(text);
-    for (event, sub) in EVENTS {
+    for (event, sub, matcher) in EVENTS {
         let want = command(server, sub);
         let found = find(&doc.value(), event, sub, file)?;
         if found.iter().any(|(_, _, c)| *c == want) {
@@ -150,6 +167,7 @@ pub(super) fn connect(text: &str, file: &Path, server: &Server) -> Result<Edited
                 .push(format!("hooks.{event}: slm {sub} (an older path)"));
         }
         let group = Group {
+            matcher,
             hooks: vec![Hook {
                 r#type: "command",
                 command: want.clone(),
@@ -175,7 +193,7 @@ pub(super) fn disconnect(text: &str, file: &Path) -> Result<Edited> {
         return Ok(out);
     }
     let mut doc = Doc::parse(text, file)?;
-    for (event, sub) in EVENTS {
+    for (event, sub, _) in EVENTS {
         if remove_event(&mut doc, event, sub, file)? {
             out.removed.push(format!("hooks.{event}: slm {sub}"));
         }

@@ -80,6 +80,7 @@ pub(crate) fn test_row(id: i64, at: i64) -> MetaRow {
         bookkeeping: false,
         superseded: false,
         baseline_sim: None,
+        project: None,
     }
 }
 

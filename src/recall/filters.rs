@@ -1,4 +1,4 @@
-//! Which memories a recall may look at: profile and scope (visibility), then time
+//! Which memories a recall may look at: profile, scope and project (visibility), then time
 //! (window, as-of, known-as-of, valid-at), kind, bookkeeping and corrections.
 //!
 //! Every producer asks `Filters::admits` before it reports a memory, so no channel can
@@ -24,6 +24,9 @@ pub struct Filters {
     /// Valid at this time.
     pub valid_at: Option<i64>,
     pub kind: Option<Kind>,
+    /// This project's memories and those with none (None: every project; `crate::project`).
+    #[serde(default)]
+    pub project: Option<String>,
 }
 
 impl Filters {
@@ -41,9 +44,10 @@ impl Filters {
     }
 
     pub fn visible(&self, m: &MetaRow) -> bool {
-        m.profile == self.profile
+        (m.profile == self.profile
             || (m.scope == Scope::Shared && self.include_shared)
-            || (m.scope == Scope::Global && self.include_global)
+            || (m.scope == Scope::Global && self.include_global))
+            && crate::project::visible(self.project.as_deref(), m.project.as_deref())
     }
 
     /// May this memory appear in the answer at all?

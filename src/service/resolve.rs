@@ -33,6 +33,8 @@ pub struct RecallInput {
     /// A name of `memory::Kind`.
     pub kind: Option<String>,
     pub budget_s: Option<f64>,
+    /// The project asked about (`crate::project::for_read`; None: every project).
+    pub project: Option<String>,
 }
 
 /// A recall input → a fully resolved request for `profile` (clock, policy, gate filled in).
@@ -84,6 +86,7 @@ pub fn recall(a: &RecallInput, profile: &str) -> Result<RecallRequest> {
             known_as_of: point("--known-as-of", &a.known_as_of)?,
             valid_at: point("--valid-at", &a.valid_at)?,
             kind: crate::memory::Kind::parse_flag("--kind", a.kind.as_deref())?,
+            project: a.project.clone(),
         },
         limit: a.limit.max(1),
         depth: a.depth,

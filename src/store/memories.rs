@@ -24,6 +24,9 @@ pub struct ListFilter {
     pub limit: Option<usize>,
     /// Newest first when true.
     pub newest_first: bool,
+    /// This project's memories and those with none (None: every project).
+    #[serde(default)]
+    pub project: Option<String>,
 }
 
 /// The per-memory facts recall filters and scores by, kept small so all of them fit in memory.
@@ -44,12 +47,14 @@ pub struct MetaRow {
     pub bookkeeping: bool,
     pub superseded: bool,
     pub baseline_sim: Option<f32>,
+    /// The project it was written in (None: every project sees it).
+    pub project: Option<String>,
 }
 
 const MEMORY_COLUMNS: &str = "id, text, kind, source, profile, scope, session_id, speaker, created_at, event_at, \
      valid_from, valid_until, known_at, updated_at, pinned, bookkeeping, superseded_by, confidence, trust, \
      (SELECT k.key FROM idempotency_keys k WHERE k.memory_id = m.id), baseline_sim, embedding_model, origin, \
-     seen_count, last_seen_at";
+     seen_count, last_seen_at, project";
 
 fn row_to_memory(r: &rusqlite::Row<'_>) -> rusqlite::Result<Memory> {
     let kind: String = r.get(2)?;
@@ -82,6 +87,7 @@ fn row_to_memory(r: &rusqlite::Row<'_>) -> rusqlite::Result<Memory> {
         origin: r.get(22)?,
         seen_count: r.get(23)?,
         last_seen_at: r.get(24)?,
+        project: r.get(25)?,
     })
 }
 
@@ -105,6 +111,7 @@ fn meta_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<MetaRow> {
         bookkeeping: r.get::<_, i64>(12)? != 0,
         superseded: r.get::<_, i64>(13)? != 0,
         baseline_sim: r.get::<_, Option<f64>>(14)?.map(|v| v as f32),
+        project: r.get(15)?,
     })
 }
 
@@ -175,6 +182,10 @@ impl Store {
             sql.push_str(" AND profile = ?");
             args.push(p.clone().into());
         }
+        if let Some(p) = &f.project {
+            sql.push_str(" AND (project IS NULL OR project = ?)");
+            args.push(p.clone().into());
+        }
         if let Some(k) = f.kind {
             sql.push_str(" AND kind = ?");
             args.push(k.as_str().to_string().into());
@@ -233,7 +244,7 @@ impl Store {
     pub fn all_meta(&self) -> Result<Vec<MetaRow>> {
         let mut st = self.conn.prepare(
             "SELECT id, profile, scope, kind, source, session_id, created_at, event_at, valid_from, valid_until, \
-             known_at, pinned, bookkeeping IS NOT NULL, superseded_by IS NOT NULL, baseline_sim FROM memories ORDER BY id",
+             known_at, pinned, bookkeeping IS NOT NULL, superseded_by IS NOT NULL, baseline_sim, project FROM memories ORDER BY id",
         )?;
         let rows = st.query_map([], meta_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -244,7 +255,7 @@ impl Store {
             .conn
             .prepare_cached(
                 "SELECT id, profile, scope, kind, source, session_id, created_at, event_at, valid_from, valid_until, \
-                 known_at, pinned, bookkeeping IS NOT NULL, superseded_by IS NOT NULL, baseline_sim FROM memories WHERE id = ?1",
+                 known_at, pinned, bookkeeping IS NOT NULL, superseded_by IS NOT NULL, baseline_sim, project FROM memories WHERE id = ?1",
             )?
             .query_row([id], meta_row)
             .optional()?)

@@ -195,6 +195,12 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE memories ADD COLUMN last_seen_at INTEGER;
     CREATE INDEX memories_dedup ON memories(profile, dedup_hash);
     "#,
+    // 9: per-project memory (issue 35): the project a memory was written in (`project`),
+    // NULL for every memory saved before (visible from every project).
+    r#"
+    ALTER TABLE memories ADD COLUMN project TEXT;
+    CREATE INDEX memories_project ON memories(profile, project);
+    "#,
 ];
 
 /// What a migration needs that SQL cannot do, run in its transaction after its SQL:

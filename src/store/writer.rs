@@ -71,8 +71,8 @@ impl Writer<'_> {
         self.tx
             .prepare_cached(
                 "INSERT INTO memories (text, kind, source, profile, scope, session_id, speaker, created_at, event_at, \
-                 valid_from, valid_until, known_at, updated_at, pinned, bookkeeping, origin, dedup_hash) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?8, ?13, ?14, ?15, ?16)",
+                 valid_from, valid_until, known_at, updated_at, pinned, bookkeeping, origin, dedup_hash, project) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?8, ?13, ?14, ?15, ?16, ?17)",
             )?
             .execute(params![
                 m.text,
@@ -91,6 +91,7 @@ impl Writer<'_> {
                 bookkeeping,
                 m.origin,
                 hash,
+                m.project,
             ])?;
         let id = self.tx.last_insert_rowid();
         if let Some(key) = &m.idempotency_key {
@@ -123,7 +124,8 @@ impl Writer<'_> {
     }
 
     /// The memory that already holds this text (`text::dedup_form`: whitespace collapsed,
-    /// case folded) in the same profile, scope and session, and still stands (a correction
+    /// case folded) in the same profile, scope and session, and visible wherever the new one
+    /// would be (its project, or none when the new one has a project), and still stands (a correction
     /// took the place of a superseded one: saving its words again is a revert, a new memory).
     /// A write that corrects another memory, and a turn of a conversation (a speaker: the
     /// same words said twice are two turns), are always new.
@@ -135,11 +137,12 @@ impl Writer<'_> {
         let form = crate::text::dedup_form(&m.text);
         let mut st = self.tx.prepare_cached(
             "SELECT id, text FROM memories WHERE profile = ?1 AND dedup_hash = ?2 AND scope = ?3 \
-             AND session_id IS ?4 AND speaker IS NULL AND superseded_by IS NULL ORDER BY id",
+             AND session_id IS ?4 AND (project IS ?5 OR (?5 IS NOT NULL AND project IS NULL)) AND speaker IS NULL AND superseded_by IS NULL ORDER BY id",
         )?;
-        let rows = st.query_map(params![profile, hash, scope.as_str(), m.session_id], |r| {
-            Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
-        })?;
+        let rows = st.query_map(
+            params![profile, hash, scope.as_str(), m.session_id, m.project],
+            |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)),
+        )?;
         for row in rows {
             let (id, text) = row?;
             if crate::text::dedup_form(&text) == form {

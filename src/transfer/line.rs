@@ -73,6 +73,9 @@ pub struct Line {
         skip_serializing_if = "Vec::is_empty"
     )]
     pub supersedes: Vec<String>,
+    /// The project it was written in (none: visible from every project).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
 }
 
 fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
@@ -124,6 +127,7 @@ impl Line {
             id: None,
             key: Some(key),
             supersedes,
+            project: m.project.clone(),
         }
     }
 
@@ -174,6 +178,10 @@ impl Line {
             supersedes: None,
             origin: l.origin,
             allow_secrets: false,
+            project: l
+                .project
+                .map(|p| crate::project::parse_name(&p).map_err(|e| format!("project: {e}")))
+                .transpose()?,
         };
         Ok(Parsed {
             memory,

@@ -9,5 +9,6 @@
 
 pub mod backup;
 pub mod export;
+pub mod history;
 pub mod line;
 pub mod notes;

@@ -52,6 +52,7 @@ impl Env {
             .env("SLM_NOW", NOW)
             .env("SLM_NO_PROGRESS", "1")
             .env_remove("SLM_PROFILE")
+            .env_remove("SLM_PROJECT")
             .env_remove("SLM_RANKING")
             .env_remove("SLM_RECALL_NO_SUPPORT_GATE")
             .env_remove("SLM_MODEL_DIR")

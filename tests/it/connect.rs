@@ -145,6 +145,16 @@ fn claude_code_gets_mcp_and_hooks_and_keeps_the_users_own() {
         s["hooks"]["SessionStart"][0]["hooks"][0]["command"],
         format!("{} session-context", slm_path()).as_str()
     );
+    // Capture: the prompt, files the edit tools changed, and the session's end.
+    let capture = format!("{} hook capture", slm_path());
+    assert_eq!(ups[2]["hooks"][0]["command"], capture.as_str());
+    let post = &s["hooks"]["PostToolUse"][0];
+    assert_eq!(post["matcher"], "Write|Edit|MultiEdit|NotebookEdit");
+    assert_eq!(post["hooks"][0]["command"], capture.as_str());
+    assert_eq!(
+        s["hooks"]["SessionEnd"][0]["hooks"][0]["command"],
+        capture.as_str()
+    );
     assert_eq!(
         s["hooks"]["PreToolUse"],
         before_settings["hooks"]["PreToolUse"]

@@ -95,7 +95,11 @@ fn the_words_of_a_corrected_memory_again_are_a_new_memory() {
 #[test]
 fn an_import_counts_duplicates_as_already_present() {
     let env = env();
-    env.remember("The billing team moved to the fourth floor", &[]);
+    // Saved outside any project, like the import's lines (which name none).
+    env.remember(
+        "The billing team moved to the fourth floor",
+        &["--all-projects"],
+    );
     let file = env.dir.path().join("in.jsonl");
     std::fs::write(
         &file,
@@ -118,7 +122,8 @@ fn a_store_from_before_duplicates_finds_its_old_texts() {
     {
         let c = rusqlite::Connection::open(env.path("store.db")).expect("store");
         c.execute_batch(
-            "DROP INDEX memories_dedup; ALTER TABLE memories DROP COLUMN dedup_hash; \
+            "DROP INDEX memories_project; ALTER TABLE memories DROP COLUMN project; \
+             DROP INDEX memories_dedup; ALTER TABLE memories DROP COLUMN dedup_hash; \
              ALTER TABLE memories DROP COLUMN seen_count; ALTER TABLE memories DROP COLUMN last_seen_at; \
              PRAGMA user_version = 7;",
         )

@@ -354,6 +354,7 @@ const LAYERS: &[&[&str]] = &[
         "timeparse",
         "settings",
         "paths",
+        "project",
         "clock",
         "output",
         "error",

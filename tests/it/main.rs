@@ -7,6 +7,8 @@ mod common;
 
 mod agents;
 mod answer_check;
+mod backfill;
+mod capture;
 mod connect;
 mod consent;
 mod duplicates;
@@ -16,6 +18,7 @@ mod human_text;
 mod layers;
 mod notes_import;
 mod one_word;
+mod projects;
 mod ranking;
 mod reader;
 mod readme;

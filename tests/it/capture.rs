@@ -1,0 +1,152 @@
+//! `slm hook capture` (issue 35): an agent's hook payload saved as memories — the prompt as
+//! kind prompt, "File changed" and "session ended" as bookkeeping — never printing to
+//! standard output, exiting 0 whatever it meets, and never losing a capture: one kept in the
+//! spool is saved by the next hook.
+
+use crate::common::{Env, code, stderr};
+use serde_json::{Value, json};
+
+fn env() -> Env {
+    Env::new().with("SLM_EMBEDDER", "hash")
+}
+
+fn capture(env: &Env, payload: &Value) -> std::process::Output {
+    env.run_stdin(&["hook", "capture"], payload.to_string().as_bytes())
+}
+
+fn everything(env: &Env) -> Vec<Value> {
+    env.json(&["list", "--all", "--all-projects", "--limit", "1000"])["memories"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn a_claude_code_prompt_is_saved_once_and_nothing_is_printed() {
+    let env = env();
+    let p = json!({
+        "session_id": "sess-1", "transcript_path": "/tmp/t.jsonl", "cwd": "/tmp",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "Use port 5433 for the staging database from now on"
+    });
+    for _ in 0..2 {
+        let out = capture(&env, &p);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        assert!(out.stdout.is_empty(), "a hook's stdout reaches the model");
+    }
+    let all = everything(&env);
+    assert_eq!(all.len(), 1, "delivered twice, stored once: {all:?}");
+    let m = &all[0];
+    assert_eq!(
+        m["text"],
+        "Use port 5433 for the staging database from now on"
+    );
+    assert_eq!(m["kind"], "prompt");
+    assert_eq!(m["source"], "captured_prompt");
+    assert_eq!(m["session_id"], "sess-1");
+}
+
+#[test]
+fn file_changes_and_session_end_are_bookkeeping_and_other_tools_save_nothing() {
+    let env = env();
+    for p in [
+        json!({"session_id": "s", "hook_event_name": "PostToolUse", "tool_name": "Write",
+               "tool_input": {"file_path": "/w/api/src/db.rs", "content": "…"}}),
+        json!({"session_id": "s", "hook_event_name": "PostToolUse", "tool_name": "Bash",
+               "tool_input": {"command": "ls"}}),
+        json!({"session_id": "s", "hook_event_name": "SessionEnd", "reason": "exit"}),
+    ] {
+        let out = capture(&env, &p);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        assert!(out.stdout.is_empty());
+    }
+    let all = everything(&env);
+    let texts: Vec<&str> = all.iter().map(|m| m["text"].as_str().unwrap()).collect();
+    assert_eq!(texts.len(), 2, "the Bash call saved nothing: {texts:?}");
+    assert!(
+        texts.contains(&"File changed: /w/api/src/db.rs"),
+        "{texts:?}"
+    );
+    assert!(texts.contains(&"session ended (exit)"), "{texts:?}");
+    for m in &all {
+        assert!(m["bookkeeping"].is_string(), "flagged: {m}");
+    }
+    // Bookkeeping stays out of the default list and out of answers.
+    let listed = env.json(&["list", "--all-projects"]);
+    assert_eq!(listed["memories"].as_array().unwrap().len(), 0, "{listed}");
+}
+
+#[test]
+fn a_payload_slm_cannot_read_exits_0_and_says_why_on_stderr() {
+    let env = env();
+    for input in [
+        &b"not json"[..],
+        b"{\"hook_event_name\":\"PreCompact\"}",
+        b"",
+    ] {
+        let out = env.run_stdin(&["hook", "capture"], input);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        assert!(out.stdout.is_empty());
+        assert!(!stderr(&out).is_empty(), "it says why");
+        assert!(
+            !stderr(&out).contains("Error("),
+            "no debug text: {}",
+            stderr(&out)
+        );
+    }
+    assert!(everything(&env).is_empty());
+    // A mistyped flag is still a usage error.
+    assert_eq!(code(&env.run(&["hook", "capture", "--budget-s", "0"])), 2);
+}
+
+#[test]
+fn a_capture_left_in_the_spool_is_saved_by_the_next_one() {
+    let env = env();
+    // What a capture that ran out of time leaves: its memories in the spool.
+    let spool = env.path("spool");
+    std::fs::create_dir_all(&spool).unwrap();
+    let left = json!([{
+        "text": "The release branch is cut on Thursdays",
+        "kind": "prompt", "source": "captured_prompt", "session_id": "old",
+        "idempotency_key": "capture:0123456789abcdef01234567"
+    }]);
+    std::fs::write(
+        spool.join("capture-1-1.json"),
+        serde_json::to_vec(&left).unwrap(),
+    )
+    .unwrap();
+    let out = capture(
+        &env,
+        &json!({"hook_event_name": "UserPromptSubmit", "session_id": "new",
+                "prompt": "Tag the release after the cut"}),
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let texts: Vec<String> = everything(&env)
+        .iter()
+        .map(|m| m["text"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        texts.contains(&"The release branch is cut on Thursdays".to_string()),
+        "{texts:?}"
+    );
+    assert!(
+        texts.contains(&"Tag the release after the cut".to_string()),
+        "{texts:?}"
+    );
+    let rest: Vec<_> = std::fs::read_dir(&spool).unwrap().flatten().collect();
+    assert!(rest.is_empty(), "the spool is empty once saved: {rest:?}");
+}
+
+#[test]
+fn codex_notify_passes_the_payload_as_an_argument() {
+    let env = env();
+    let p = json!({"type": "agent-turn-complete", "thread-id": "t1",
+                   "input-messages": ["Bump the version to 0.4.0"],
+                   "last-assistant-message": "Done"});
+    let out = env.run(&["hook", "capture", &p.to_string()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let all = everything(&env);
+    assert_eq!(all.len(), 1, "{all:?}");
+    assert_eq!(all[0]["text"], "Bump the version to 0.4.0");
+    assert_eq!(all[0]["session_id"], "t1");
+}
