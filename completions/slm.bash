@@ -139,6 +139,9 @@ _slm() {
             slm__subcmd__bench,help)
                 cmd="slm__subcmd__bench__subcmd__help"
                 ;;
+            slm__subcmd__bench,hooks)
+                cmd="slm__subcmd__bench__subcmd__hooks"
+                ;;
             slm__subcmd__bench,ingest)
                 cmd="slm__subcmd__bench__subcmd__ingest"
                 ;;
@@ -156,6 +159,9 @@ _slm() {
                 ;;
             slm__subcmd__bench__subcmd__help,help)
                 cmd="slm__subcmd__bench__subcmd__help__subcmd__help"
+                ;;
+            slm__subcmd__bench__subcmd__help,hooks)
+                cmd="slm__subcmd__bench__subcmd__help__subcmd__hooks"
                 ;;
             slm__subcmd__bench__subcmd__help,ingest)
                 cmd="slm__subcmd__bench__subcmd__help__subcmd__ingest"
@@ -297,6 +303,9 @@ _slm() {
                 ;;
             slm__subcmd__help__subcmd__bench,export)
                 cmd="slm__subcmd__help__subcmd__bench__subcmd__export"
+                ;;
+            slm__subcmd__help__subcmd__bench,hooks)
+                cmd="slm__subcmd__help__subcmd__bench__subcmd__hooks"
                 ;;
             slm__subcmd__help__subcmd__bench,ingest)
                 cmd="slm__subcmd__help__subcmd__bench__subcmd__ingest"
@@ -722,7 +731,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench)
-            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version ingest recall vectors worker export help"
+            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version ingest recall vectors worker export hooks help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -782,7 +791,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench__subcmd__help)
-            opts="ingest recall vectors worker export help"
+            opts="ingest recall vectors worker export hooks help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -810,6 +819,20 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__bench__subcmd__help__subcmd__hooks)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -872,6 +895,44 @@ _slm() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__bench__subcmd__hooks)
+            opts="-h -V --memories --captures --data --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --memories)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --captures)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1262,7 +1323,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__eval__subcmd__locomo)
-            opts="-h -V --conversations --audit --k --baseline --markdown --misses --ablate --tune --scale --answer-check --ranking --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
+            opts="-h -V --conversations --audit --k --baseline --markdown --misses --signals --ablate --tune --scale --answer-check --ranking --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1289,6 +1350,10 @@ _slm() {
                     return 0
                     ;;
                 --misses)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --signals)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1654,7 +1719,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__help__subcmd__bench)
-            opts="ingest recall vectors worker export"
+            opts="ingest recall vectors worker export hooks"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1668,6 +1733,20 @@ _slm() {
             return 0
             ;;
         slm__subcmd__help__subcmd__bench__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__help__subcmd__bench__subcmd__hooks)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

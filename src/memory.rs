@@ -173,6 +173,19 @@ pub fn validate_text(text: &str) -> crate::Result<()> {
     Ok(())
 }
 
+/// A text cut to [`MAX_TEXT_BYTES`] at a character boundary: what a hook or a history import
+/// keeps of a longer prompt or reply (they must not fail on what someone typed).
+pub fn clip_text(s: &str) -> String {
+    if s.len() <= MAX_TEXT_BYTES {
+        return s.to_string();
+    }
+    let mut end = MAX_TEXT_BYTES;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s[..end].to_string()
+}
+
 /// The longest profile name accepted (a name, not a text).
 pub const MAX_PROFILE_BYTES: usize = 128;
 

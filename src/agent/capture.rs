@@ -18,7 +18,7 @@
 //! Every memory carries an idempotency key made of the agent's session, the event and the
 //! text, so delivering a capture twice (a retry, the spool below) stores it once.
 
-use crate::memory::{Kind, MAX_TEXT_BYTES, NewMemory, Source};
+use crate::memory::{Kind, NewMemory, Source};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -107,7 +107,7 @@ pub fn from_payload(v: &Value) -> Captured {
         }
     };
     for (text, kind) in texts {
-        let text = clip(text.trim());
+        let text = crate::memory::clip_text(text.trim());
         if text.is_empty() {
             continue;
         }
@@ -137,19 +137,6 @@ pub fn from_payload(v: &Value) -> Captured {
 
 fn str_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
     path.iter().try_fold(v, |v, k| v.get(*k))?.as_str()
-}
-
-/// A prompt longer than a memory may be is kept up to the limit, not refused: a hook must
-/// never fail on what the user typed.
-fn clip(s: &str) -> String {
-    if s.len() <= MAX_TEXT_BYTES {
-        return s.to_string();
-    }
-    let mut end = MAX_TEXT_BYTES;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    s[..end].to_string()
 }
 
 /// The idempotency key of a capture: the same event of the same session with the same text
@@ -246,6 +233,7 @@ pub fn give_back(taken: &Path, original: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::memory::MAX_TEXT_BYTES;
     use serde_json::json;
 
     #[test]

@@ -17,6 +17,21 @@ pub enum BenchCommand {
     Worker(BenchRecallArgs),
     /// Export, import and backup speed on the bench store (memories/s, MB/s).
     Export(BenchExportArgs),
+    /// `slm hook capture` timed end to end with the worker idle and while it imports.
+    Hooks(BenchHooksArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchHooksArgs {
+    /// Memories the background import writes (the hooks fire until it ends).
+    #[arg(long, default_value_t = 3000)]
+    pub memories: usize,
+    /// Hooks fired with the worker idle (the baseline).
+    #[arg(long, default_value_t = 50)]
+    pub captures: usize,
+    /// LoCoMo file to take turn text from.
+    #[arg(long, default_value = "../shared/data/locomo-dev.json")]
+    pub data: PathBuf,
 }
 
 #[derive(Debug, Args)]

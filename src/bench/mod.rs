@@ -10,6 +10,8 @@
 //! * `bench worker` runs the same questions through the `slm` binary against the warm
 //!   worker (see `bench/worker.rs`).
 //! * `bench export` times export, backup and import on the bench store (`bench/transfer.rs`).
+//! * `bench hooks` times `slm hook capture` with the worker idle and while it imports
+//!   (`bench/hooks.rs`).
 //!
 //! The synthetic store: LoCoMo dev turns repeated as often as needed. Repetition r renames the
 //! speakers (a fixed list of names), shifts dates by r × 97 days, gets its own session ids, and
@@ -28,6 +30,7 @@ use std::path::Path;
 use std::time::Instant;
 
 pub mod args;
+mod hooks;
 mod transfer;
 mod worker;
 
@@ -43,6 +46,7 @@ pub fn run(c: BenchCommand, style: Style) -> Result<i32> {
         BenchCommand::Vectors(a) => vectors(a, style),
         BenchCommand::Worker(a) => worker::run(a, style),
         BenchCommand::Export(a) => transfer::run(a, style),
+        BenchCommand::Hooks(a) => hooks::run(a, style),
     }
 }
 

@@ -44,13 +44,7 @@ pub fn session_context(a: SessionContextArgs, g: &GlobalArgs, style: Style) -> R
 /// worker down, an empty or unreadable prompt) it exits 0, adds nothing, and says why on
 /// standard error only; a mistyped flag is still a usage error (exit 2).
 pub fn hook_recall(a: HookRecallArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
-    if !(a.budget_s.is_finite() && a.budget_s > 0.0) {
-        return Err(Error::Usage(format!(
-            "--budget-s {}: expected a positive number of seconds",
-            a.budget_s
-        )));
-    }
-    let budget = a.budget_s.min(HOOK_MAX_S);
+    let budget = hook_budget(a.budget_s)?;
     // The hard limit covers everything, process start and a cold engine included.
     std::thread::spawn(move || {
         std::thread::sleep(Duration::from_secs_f64(budget));
@@ -107,13 +101,7 @@ fn hook_inner(a: HookRecallArgs, g: &GlobalArgs, style: Style, budget: f64) -> R
 /// says on standard error what it did not do. Spooled captures of earlier hooks that did not
 /// get through are sent after this one, in the time left.
 pub fn hook_capture(a: HookCaptureArgs, g: &GlobalArgs) -> Result<i32> {
-    if !(a.budget_s.is_finite() && a.budget_s > 0.0) {
-        return Err(Error::Usage(format!(
-            "--budget-s {}: expected a positive number of seconds",
-            a.budget_s
-        )));
-    }
-    let budget = a.budget_s.min(HOOK_MAX_S);
+    let budget = hook_budget(a.budget_s)?;
     std::thread::spawn(move || {
         std::thread::sleep(Duration::from_secs_f64(budget));
         eprintln!(
@@ -147,7 +135,12 @@ fn capture_inner(a: HookCaptureArgs, g: &GlobalArgs, budget: f64) -> Result<()> 
     }
     let paths = crate::paths::Paths::from_env();
     let dir = capture::spool_dir(&paths);
-    let mode = crate::worker::client::Mode::resolve(g.no_worker)?;
+    // A hook never waits for a model to load: without a worker the capture is written cold
+    // (findable by keyword at once), and the worker embeds it later.
+    let mode = match crate::worker::client::Mode::resolve(g.no_worker)? {
+        crate::worker::client::Mode::Inline => crate::worker::client::Mode::Off,
+        m => m,
+    };
     let left = || Duration::from_secs_f64(budget).saturating_sub(started.elapsed());
     let send = |memories: Vec<crate::memory::NewMemory>| -> Result<()> {
         let req = crate::service::Request {
@@ -193,6 +186,16 @@ fn capture_inner(a: HookCaptureArgs, g: &GlobalArgs, budget: f64) -> Result<()> 
         }
     }
     Ok(())
+}
+
+/// A hook's `--budget-s`, checked and capped at [`HOOK_MAX_S`].
+fn hook_budget(budget_s: f64) -> Result<f64> {
+    if !(budget_s.is_finite() && budget_s > 0.0) {
+        return Err(Error::Usage(format!(
+            "--budget-s {budget_s}: expected a positive number of seconds"
+        )));
+    }
+    Ok(budget_s.min(HOOK_MAX_S))
 }
 
 /// Agent hooks send a JSON object with the prompt in "prompt"; anything else is the prompt.

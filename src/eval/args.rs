@@ -58,6 +58,11 @@ pub struct EvalLocomoArgs {
     /// memory's signals, for studying the check by kind of question.
     #[arg(long)]
     pub misses: Option<PathBuf>,
+    /// Write every judged question's signals here as JSON Lines (answerable questions with
+    /// evidence in the top 3, and adversarial ones), missed or not: what a support rule is
+    /// fitted on (scripts/models/reader/fit_rule.py).
+    #[arg(long)]
+    pub signals: Option<PathBuf>,
     /// Also run every question with each channel switched off in turn and print the table.
     #[arg(long)]
     pub ablate: bool,

@@ -195,6 +195,13 @@ fn run_locomo(a: EvalLocomoArgs, style: Style) -> Result<i32> {
         )),
         None => None,
     };
+    let mut signals = match &a.signals {
+        Some(p) => Some(std::io::BufWriter::new(
+            std::fs::File::create(p)
+                .map_err(|e| Error::io(format!("creating {}", p.display()), e))?,
+        )),
+        None => None,
+    };
     let mut variants = vec![variants::Variant {
         name: "as configured".into(),
         scale: match &a.scale {
@@ -285,7 +292,10 @@ fn run_locomo(a: EvalLocomoArgs, style: Style) -> Result<i32> {
                     None
                 };
                 if let (Some(w), 0) = (misses.as_mut(), vi) {
-                    write_miss(w, &store, conv, q, &gold, &resp)?;
+                    write_miss(w, &store, conv, q, &gold, &resp, true)?;
+                }
+                if let (Some(w), 0) = (signals.as_mut(), vi) {
+                    write_miss(w, &store, conv, q, &gold, &resp, false)?;
                 }
                 let session_of = |ids: &[i64]| -> Vec<usize> {
                     ids.iter()
@@ -416,8 +426,9 @@ fn run_locomo(a: EvalLocomoArgs, style: Style) -> Result<i32> {
     Ok(0)
 }
 
-/// One line of `--misses`: an answerable question with evidence in the top 3 that was not
-/// supported, or an adversarial one that was.
+/// One line of `--misses` (`only_misses`): an answerable question with evidence in the top 3
+/// that was not supported, or an adversarial one that was; of `--signals`: every answerable
+/// question with evidence in the top 3, and every adversarial one.
 fn write_miss(
     w: &mut impl std::io::Write,
     store: &TempStore,
@@ -425,6 +436,7 @@ fn write_miss(
     q: &locomo::Question,
     gold: &[i64],
     resp: &crate::recall::RecallResponse,
+    only_misses: bool,
 ) -> Result<()> {
     let top3 = resp.ranked_ids.iter().take(3).any(|id| gold.contains(id));
     let supported = resp.tier == AnswerTier::Supported;
@@ -433,7 +445,12 @@ fn write_miss(
     } else {
         top3 && !supported
     };
-    if !miss {
+    let wanted = if only_misses {
+        miss
+    } else {
+        q.category == 5 || top3
+    };
+    if !wanted {
         return Ok(());
     }
     let text = |id: &i64| store.engine.get(*id).ok().flatten().map(|m| m.text);

@@ -150,3 +150,40 @@ fn codex_notify_passes_the_payload_as_an_argument() {
     assert_eq!(all[0]["text"], "Bump the version to 0.4.0");
     assert_eq!(all[0]["session_id"], "t1");
 }
+
+/// The spec: a captured prompt is a request, not a fact. "What did I ask for…" finds it;
+/// "what am I working on?" is never answered by one. With the real models.
+#[test]
+fn captured_prompts_answer_what_was_asked_and_never_what_is_being_worked_on() {
+    let env = Env::new();
+    let out = capture(
+        &env,
+        &json!({"session_id": "s1", "hook_event_name": "UserPromptSubmit",
+                "prompt": "Please refactor the invoice export so it streams rows instead of loading them all"}),
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let note = env.remember(
+        "I am working on the invoice export rewrite this sprint",
+        &[],
+    );
+    let asked = env.recall("what did I ask for about the invoice export?", &[]);
+    let first = &asked["results"][0];
+    assert_eq!(first["kind"], "prompt", "{asked}");
+    assert!(
+        first["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Please refactor"),
+        "{asked}"
+    );
+    let working = env.recall("what am I working on?", &["--show-weak"]);
+    for r in working["results"].as_array().unwrap() {
+        if r["tier"] == "supported" {
+            assert_ne!(
+                r["kind"], "prompt",
+                "a request answered a question: {working}"
+            );
+        }
+    }
+    assert_eq!(working["results"][0]["id"], note, "{working}");
+}

@@ -238,7 +238,12 @@ fn score_contract_and_explain_are_complete() {
         &["--explain"],
     );
     assert_eq!(v["calibration_status"], "uncalibrated");
-    assert!(v["answer_confidence"].is_null());
+    // Judged by slm's reader (the default): a confidence, set only because it judged.
+    assert_eq!(v["answer_check_status"], "judged", "{v}");
+    let c = v["answer_confidence"]
+        .as_f64()
+        .expect("judged, so a confidence");
+    assert!((0.0..=1.0).contains(&c), "{v}");
     for k in [
         "query_class",
         "channel_weights",

@@ -124,12 +124,14 @@ impl SupportSignals {
                 "the reader says it does not answer ({p:.2} < {:.2})",
                 support::READER_SUPPORTS_AT
             ),
-            Some(_) if self.score < support::READER_SCORE_FLOOR => format!(
-                "support {:.2} is below the reader's floor {:.2}",
-                self.score,
-                support::READER_SCORE_FLOOR
-            ),
-            None if !self.word_match => {
+            Some(p) if p >= support::READER_SURE_AT && self.score < support::READER_SCORE_FLOOR => {
+                format!(
+                    "support {:.2} is below the floor {:.2} of an answer the reader is sure of",
+                    self.score,
+                    support::READER_SCORE_FLOOR
+                )
+            }
+            _ if !self.word_match && self.reader.is_none_or(|p| p < support::READER_SURE_AT) => {
                 "it does not carry the question's words (every word without a question word; \
                  else its rare words, or enough words with a close meaning)"
                     .to_string()
@@ -253,7 +255,13 @@ pub(super) fn score_one(
     let lift = cosine.map(|cs| cs - baseline).unwrap_or(0.0);
     let entity = c.entity_score > 0.0;
     let judge = ctx.answer_check.and_then(|a| a.confidence_for(c.id));
-    let reader = ctx.answer_check.and_then(|a| a.reader_confidence_for(c.id));
+    let read = ctx.answer_check.and_then(|a| a.reader_confidence_for(c.id));
+    // The reader decides for questions. A keyword lookup (no question word: "kubectl
+    // ingest") is answered by the memory that carries its words (the strict word-match test
+    // below), and a question about a time ("what did we decide last Friday?") by the time
+    // channel: the reader sees neither the memory's date nor a question to answer, and said
+    // no to both kinds where the memory was right (tests/it/one_word.rs, recall.rs).
+    let reader = read.filter(|_| !strict && ctx.q.time.refs.is_empty());
     let rerank = c.rerank_score.map(|r| 1.0 / (1.0 + (-(r as f64)).exp()));
     // The cosine is the whole memory's; only its answering statements speak to the question,
     // so the lift counts in proportion ("Cool! What did it look like?" answers little).
@@ -268,7 +276,7 @@ pub(super) fn score_one(
         score += W_TIME * c.channel_score(Channel::Temporal).unwrap_or(0.0);
     }
     // The reader decides by its own rule (below); other judges add a term to the score.
-    if let (Some(p), None) = (judge, reader) {
+    if let (Some(p), None) = (judge, read) {
         score += support::term(p);
     }
     // The word-match test: a question with no question word is only answered by a memory
@@ -302,14 +310,16 @@ pub(super) fn score_one(
     // A question that asks for an amount, a version or a number is answered only by a
     // memory that states one (`answer_type`).
     let threshold = support_threshold(ctx.engine);
+    let checked = word_match && names_ok && of_type && score >= threshold;
     let supported = match reader {
         Some(p) => {
-            p >= support::READER_SUPPORTS_AT
-                && score >= support::READER_SCORE_FLOOR
-                && names_ok
-                && of_type
+            (checked && p >= support::READER_SUPPORTS_AT)
+                || (p >= support::READER_SURE_AT
+                    && score >= support::READER_SCORE_FLOOR
+                    && names_ok
+                    && of_type)
         }
-        None => word_match && names_ok && of_type && score >= threshold,
+        None => checked,
     };
     SupportSignals {
         id: c.id,

@@ -34,17 +34,9 @@ const HARNESS_TEXT: &[&str] = &[
 pub fn read(text: &str, stem: &str) -> Session {
     let mut s = Session::default();
     for (n, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let Ok(v) = serde_json::from_str::<Value>(line) else {
-            s.bad_lines += 1;
+        let Some(v) = s.object(line) else {
             continue;
         };
-        if !v.is_object() {
-            s.bad_lines += 1;
-            continue;
-        }
         let typ = v["type"].as_str().unwrap_or("untyped");
         if v["isSidechain"].as_bool() == Some(true) {
             s.skip("sidechain");

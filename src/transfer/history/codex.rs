@@ -15,7 +15,6 @@
 
 use super::{Session, Turn, time_ms};
 use crate::memory::Kind;
-use serde_json::Value;
 
 /// Prefixes of user messages Codex writes itself.
 const INJECTED: &[&str] = &[
@@ -36,17 +35,9 @@ pub fn read(text: &str, stem: &str) -> Session {
         .map(str::to_string);
     let mut cwd: Option<String> = None;
     for (n, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let Ok(v) = serde_json::from_str::<Value>(line) else {
-            s.bad_lines += 1;
+        let Some(v) = s.object(line) else {
             continue;
         };
-        if !v.is_object() {
-            s.bad_lines += 1;
-            continue;
-        }
         let (typ, item) = match (v["type"].as_str(), v.get("payload")) {
             (Some(t), Some(p)) => (t, p),
             // an older file: the line is the item itself

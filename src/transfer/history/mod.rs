@@ -20,7 +20,7 @@
 pub mod claude_code;
 pub mod codex;
 
-use crate::memory::{Kind, MAX_TEXT_BYTES, NewMemory, Source};
+use crate::memory::{Kind, NewMemory, Source};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -146,6 +146,21 @@ impl Session {
     fn skip(&mut self, what: &str) {
         *self.skipped.entry(what.to_string()).or_default() += 1;
     }
+
+    /// The JSON object a line holds; `None` for a blank line, and for a line that is not a
+    /// JSON object (counted as bad).
+    fn object(&mut self, line: &str) -> Option<serde_json::Value> {
+        if line.trim().is_empty() {
+            return None;
+        }
+        match serde_json::from_str::<serde_json::Value>(line) {
+            Ok(v) if v.is_object() => Some(v),
+            _ => {
+                self.bad_lines += 1;
+                None
+            }
+        }
+    }
 }
 
 impl Turn {
@@ -153,7 +168,7 @@ impl Turn {
     pub fn into_memory(self, agent: Agent, profile: &str, project: Option<String>) -> NewMemory {
         let prompt = self.kind == Kind::Prompt;
         NewMemory {
-            text: clip(&self.text),
+            text: crate::memory::clip_text(&self.text),
             kind: Some(self.kind),
             source: Some(if prompt {
                 Source::CapturedPrompt
@@ -169,18 +184,6 @@ impl Turn {
             ..Default::default()
         }
     }
-}
-
-/// Text past the memory limit is cut at a character boundary (a long reply keeps its start).
-fn clip(s: &str) -> String {
-    if s.len() <= MAX_TEXT_BYTES {
-        return s.to_string();
-    }
-    let mut end = MAX_TEXT_BYTES;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    s[..end].to_string()
 }
 
 /// An RFC 3339 time as Unix ms.
@@ -207,6 +210,7 @@ pub fn project_of(cwd: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::memory::MAX_TEXT_BYTES;
 
     fn fixtures() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/history")
