@@ -12,6 +12,11 @@ use std::time::Duration;
 
 /// A prompt hook's hard limit (the spec: three seconds).
 pub const HOOK_MAX_S: f64 = 3.0;
+/// How long a capture waits for the store to acknowledge it before leaving it in the spool
+/// for a later hook: a worker busy with an import holds a write for seconds, and an agent
+/// must not wait for that (`slm bench hooks`: every capture took the whole 3 s limit while
+/// the worker imported, before this bound). Chosen, not fitted.
+const CAPTURE_SEND_WAIT: Duration = Duration::from_millis(400);
 /// Results a hook recall considers (its block holds about five).
 const HOOK_LIMIT: usize = 5;
 
@@ -147,7 +152,8 @@ fn capture_inner(a: HookCaptureArgs, g: &GlobalArgs, budget: f64) -> Result<()> 
             op: Op::RememberBatch { memories },
             human: None,
         };
-        crate::worker::client::execute_with(&paths, req, mode, Some(left()), None).map(|_| ())
+        let wait = left().min(CAPTURE_SEND_WAIT);
+        crate::worker::client::execute_with(&paths, req, mode, Some(wait), None).map(|_| ())
     };
     if let Some(why) = &got.skipped {
         eprintln!("slm hook capture: {why}; nothing was saved");
