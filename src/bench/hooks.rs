@@ -8,27 +8,15 @@
 //! hooks with the worker idle. Every capture must be in the store afterwards (none lost).
 
 use super::args::BenchHooksArgs;
+use super::worker::slm;
 use super::{pct, synthetic};
 use crate::output::Style;
 use crate::{Error, Result};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Instant;
-
-fn slm(exe: &Path, home: &Path, run: &Path) -> Command {
-    let mut c = Command::new(exe);
-    c.env("SLM_HOME", home)
-        .env("SLM_RUNTIME_DIR", run)
-        .env("SLM_WORKER", "auto")
-        .env("SLM_WORKER_IDLE_S", "900")
-        .env("SLM_NO_PROGRESS", "1")
-        .env_remove("SLM_PROJECT")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    c
-}
 
 /// One capture hook: milliseconds from start to exit.
 fn capture(exe: &Path, home: &Path, run: &Path, i: usize) -> Result<f64> {

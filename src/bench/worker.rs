@@ -18,13 +18,15 @@ use serde_json::{Value, json};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-fn slm(exe: &std::path::Path, home: &std::path::Path, run: &std::path::Path) -> Command {
+/// The `slm` binary against the bench's own data dir and worker (also `bench/hooks.rs`).
+pub(super) fn slm(exe: &std::path::Path, home: &std::path::Path, run: &std::path::Path) -> Command {
     let mut c = Command::new(exe);
     c.env("SLM_HOME", home)
         .env("SLM_RUNTIME_DIR", run)
         .env("SLM_WORKER", "auto")
         .env("SLM_WORKER_IDLE_S", "900")
         .env("SLM_NO_PROGRESS", "1")
+        .env_remove("SLM_PROJECT")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
