@@ -88,26 +88,17 @@ pub fn detect(dir: &Path) -> Option<String> {
     repository_root(dir).map(|r| name_of_root(&r))
 }
 
-/// The project a write records: the named one, the detected one (from `cwd`, else the
-/// working directory), or none.
-pub fn for_write(choice: &Choice, cwd: Option<&Path>) -> Option<String> {
+/// The project of a choice: the named one, the detected one (from `cwd`, else the working
+/// directory), or none. A write records it; a question reads it (with the memories that have
+/// none), and `None` reads every project.
+pub fn resolve(choice: &Choice, cwd: Option<&Path>) -> Option<String> {
     match choice {
         Choice::Named(p) => Some(p.clone()),
         Choice::All => None,
-        Choice::Detect => here(cwd),
-    }
-}
-
-/// The project a question reads (with the memories that have none); `None` reads every
-/// project.
-pub fn for_read(choice: &Choice, cwd: Option<&Path>) -> Option<String> {
-    for_write(choice, cwd)
-}
-
-fn here(cwd: Option<&Path>) -> Option<String> {
-    match cwd {
-        Some(d) => detect(d),
-        None => detect(&std::env::current_dir().ok()?),
+        Choice::Detect => match cwd {
+            Some(d) => detect(d),
+            None => detect(&std::env::current_dir().ok()?),
+        },
     }
 }
 
@@ -154,10 +145,10 @@ mod tests {
         );
         assert_eq!(Choice::from_flags(Some("web"), true), Choice::All);
         assert_eq!(
-            for_write(&Choice::Named("web".into()), None).as_deref(),
+            resolve(&Choice::Named("web".into()), None).as_deref(),
             Some("web")
         );
-        assert_eq!(for_read(&Choice::All, None), None);
+        assert_eq!(resolve(&Choice::All, None), None);
         assert!(visible(Some("web"), Some("web")));
         assert!(visible(Some("web"), None));
         assert!(!visible(Some("web"), Some("api-123456")));

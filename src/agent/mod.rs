@@ -48,7 +48,7 @@ impl Front {
             paths: Paths::from_env(),
             mode: Mode::resolve(no_worker)?,
             profile: profile.to_string(),
-            project: crate::project::for_write(project, None),
+            project: crate::project::resolve(project, None),
         })
     }
 

@@ -40,7 +40,7 @@ pub fn session_context(a: SessionContextArgs, g: &GlobalArgs, style: Style) -> R
         max_tokens: a.max_tokens,
         include_shared: a.include_shared || settings.retrieval.include_shared,
         include_global: a.include_global || settings.retrieval.include_global,
-        project: super::read_project(g),
+        project: super::current_project(g),
     };
     forward(Op::SessionContext { req }, g, style, None)
 }
@@ -88,7 +88,7 @@ fn hook_inner(a: HookRecallArgs, g: &GlobalArgs, style: Style, budget: f64) -> R
             limit: HOOK_LIMIT,
             depth: 1,
             budget_s: Some(inner),
-            project: super::read_project(g),
+            project: super::current_project(g),
             ..Default::default()
         },
         &g.profile,
@@ -133,7 +133,7 @@ fn capture_inner(a: HookCaptureArgs, g: &GlobalArgs, budget: f64) -> Result<()> 
         ))
     })?;
     let mut got = capture::from_payload(&payload);
-    let project = crate::project::for_write(&super::project_choice(g), got.cwd.as_deref());
+    let project = crate::project::resolve(&super::project_choice(g), got.cwd.as_deref());
     for m in &mut got.memories {
         m.profile = Some(g.profile.clone());
         m.project.clone_from(&project);

@@ -282,12 +282,8 @@ pub(crate) fn project_choice(g: &GlobalArgs) -> crate::project::Choice {
     crate::project::Choice::from_flags(g.project.as_deref(), g.all_projects)
 }
 
-/// The project a write from this process records.
-pub(crate) fn write_project(g: &GlobalArgs) -> Option<String> {
-    crate::project::for_write(&project_choice(g), None)
-}
-
-/// The project a question from this process reads (None: every project).
-pub(crate) fn read_project(g: &GlobalArgs) -> Option<String> {
-    crate::project::for_read(&project_choice(g), None)
+/// The project this process works in: what its writes record and its questions read
+/// (None: every project).
+pub(crate) fn current_project(g: &GlobalArgs) -> Option<String> {
+    crate::project::resolve(&project_choice(g), None)
 }

@@ -19,7 +19,7 @@ pub fn list(a: ListArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
         include_bookkeeping: a.all,
         limit: Some(a.limit),
         newest_first: true,
-        project: super::read_project(g),
+        project: super::current_project(g),
         ..Default::default()
     };
     super::forward::forward(Op::List { filter }, g, style, None)

@@ -36,7 +36,7 @@ impl From<&RecallArgs> for RecallInput {
 
 pub fn recall(a: RecallArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
     let input = RecallInput {
-        project: super::read_project(g),
+        project: super::current_project(g),
         ..RecallInput::from(&a)
     };
     let req = resolve::recall(&input, &g.profile)?;
@@ -47,7 +47,7 @@ pub fn recall(a: RecallArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
 pub fn expand(a: ExpandArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
     let filters = Filters {
         profile: g.profile.clone(),
-        project: super::read_project(g),
+        project: super::current_project(g),
         ..Default::default()
     };
     super::forward::forward(Op::Expand { id: a.id, filters }, g, style, None)

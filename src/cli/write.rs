@@ -37,7 +37,7 @@ pub fn remember(a: RememberArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
         idempotency_key: a.idempotency_key,
         supersedes: a.supersedes,
         allow_secrets: a.allow_secrets,
-        project: super::write_project(g),
+        project: super::current_project(g),
         ..Default::default()
     };
     // The warm worker embeds it at once; a cold write leaves the embedding pending for the
@@ -113,7 +113,7 @@ pub fn forget(a: ForgetArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
         session_id: a.session.clone(),
         until: before,
         include_bookkeeping: true,
-        project: super::read_project(g),
+        project: super::current_project(g),
         ..Default::default()
     };
     let mut targets = engine.list(&filter)?;
@@ -123,7 +123,7 @@ pub fn forget(a: ForgetArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
                 query: q.clone(),
                 limit: 50,
                 depth: 0,
-                project: super::read_project(g),
+                project: super::current_project(g),
                 ..Default::default()
             },
             &g.profile,

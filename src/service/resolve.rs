@@ -33,7 +33,7 @@ pub struct RecallInput {
     /// A name of `memory::Kind`.
     pub kind: Option<String>,
     pub budget_s: Option<f64>,
-    /// The project asked about (`crate::project::for_read`; None: every project).
+    /// The project asked about (`crate::project::resolve`; None: every project).
     pub project: Option<String>,
 }
 
