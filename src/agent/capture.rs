@@ -16,12 +16,12 @@
 //! event, a tool that changes no file) is not saved, and the caller is told why.
 //!
 //! Every memory carries an idempotency key made of the agent's session, the event and the
-//! text, so delivering a capture twice (a retry, the spool below) stores it once.
+//! text, so delivering a capture twice (a retry, the spool) stores it once.
 
 use crate::memory::{Kind, NewMemory, Source};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Tools whose use changes a file, by the names the agents give them.
 const FILE_TOOLS: &[&str] = &[
@@ -154,87 +154,12 @@ fn key(session: Option<&str>, event: &str, text: &str) -> String {
     format!("capture:{hex}")
 }
 
-/// The spool: a capture is written here (durable) before it is sent, and removed once the
-/// store acknowledged it, so a capture that runs out of time or finds the store busy is
-/// delivered by the next one instead of being lost.
-pub fn spool_dir(paths: &crate::paths::Paths) -> PathBuf {
-    paths.data.join("spool")
-}
-
-/// Write a capture's memories to the spool; returns the file.
-pub fn spool(dir: &Path, memories: &[NewMemory]) -> std::io::Result<PathBuf> {
-    std::fs::create_dir_all(dir)?;
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    let file = dir.join(format!(
-        "capture-{}-{}.json",
-        now.as_micros(),
-        std::process::id()
-    ));
-    crate::paths::write_atomic(&file, &serde_json::to_vec(memories)?)?;
-    Ok(file)
-}
-
-/// Spooled captures left by earlier hooks, oldest first. A file a hook took and did not
-/// finish (the process ended at its time limit) is put back first.
-pub fn spooled(dir: &Path) -> Vec<PathBuf> {
-    let files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    let mut v = Vec::new();
-    for p in files {
-        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if !name.starts_with("capture-") {
-            continue;
-        }
-        if name.ends_with(".json") {
-            v.push(p);
-        } else if let Some((stem, pid)) = name.rsplit_once(".taking") {
-            let dead = pid
-                .parse::<i32>()
-                .is_ok_and(|pid| !crate::paths::process_alive(pid));
-            let back = p.with_file_name(format!("{stem}.json"));
-            if dead && std::fs::rename(&p, &back).is_ok() {
-                v.push(back);
-            }
-        }
-    }
-    v.sort();
-    v
-}
-
-/// Take a spooled file for delivery: renamed first, so two hooks never send the same file
-/// at once (the keys would make it harmless, but it would be work twice). `None`: another
-/// hook has it, or it is unreadable (it is then left where it is, for `slm doctor`).
-pub fn take(file: &Path) -> Option<(PathBuf, Vec<NewMemory>)> {
-    let taken = file.with_extension(format!("taking{}", std::process::id()));
-    std::fs::rename(file, &taken).ok()?;
-    match std::fs::read(&taken)
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-    {
-        Some(m) => Some((taken, m)),
-        None => {
-            let _ = std::fs::rename(&taken, file);
-            None
-        }
-    }
-}
-
-/// Put a taken file back for a later hook (its delivery failed).
-pub fn give_back(taken: &Path, original: &Path) {
-    let _ = std::fs::rename(taken, original);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::memory::MAX_TEXT_BYTES;
     use serde_json::json;
+    use std::path::Path;
 
     #[test]
     fn claude_code_prompt_file_edit_and_session_end() {
@@ -322,23 +247,5 @@ mod tests {
         let long = "é".repeat(MAX_TEXT_BYTES);
         let c = from_payload(&json!({ "prompt": long }));
         assert!(c.memories[0].text.len() <= MAX_TEXT_BYTES);
-    }
-
-    #[test]
-    fn a_spooled_capture_is_taken_once_and_can_be_given_back() {
-        let dir = tempfile::tempdir().unwrap();
-        let m = from_payload(&json!({"prompt": "keep me"})).memories;
-        let f = spool(dir.path(), &m).unwrap();
-        assert_eq!(spooled(dir.path()), vec![f.clone()]);
-        let (taken, back) = take(&f).unwrap();
-        assert_eq!(back[0].text, "keep me");
-        assert!(take(&f).is_none(), "a taken file is not taken twice");
-        assert!(spooled(dir.path()).is_empty());
-        give_back(&taken, &f);
-        assert_eq!(spooled(dir.path()), vec![f.clone()]);
-        // taken by a process that is gone: put back
-        let orphan = f.with_extension("taking999999999");
-        std::fs::rename(&f, &orphan).unwrap();
-        assert_eq!(spooled(dir.path()), vec![f]);
     }
 }

@@ -26,6 +26,7 @@ use std::time::Duration;
 
 pub mod capture;
 pub mod params;
+pub mod spool;
 
 /// Who is calling and where their requests run.
 #[derive(Debug, Clone)]

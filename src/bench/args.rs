@@ -29,6 +29,11 @@ pub struct BenchHooksArgs {
     /// Hooks fired with the worker idle (the baseline).
     #[arg(long, default_value_t = 50)]
     pub captures: usize,
+    /// Milliseconds between one hook's exit and the next one's start (0: back to back).
+    /// The default, ten hooks a second, is far above what an agent fires; 0 measures a
+    /// storm of hooks that competes with the import for the cores.
+    #[arg(long, default_value_t = 100)]
+    pub interval_ms: u64,
     /// LoCoMo file to take turn text from.
     #[arg(long, default_value = "../shared/data/locomo-dev.json")]
     pub data: PathBuf,

@@ -5,7 +5,8 @@
 //! (LoCoMo turns, as `bench ingest` makes them) runs through it in the background, and
 //! meanwhile capture hooks fire one after another with a Claude Code prompt payload on
 //! standard input, each timed from process start to exit. Baseline in the same run: the same
-//! hooks with the worker idle. Every capture must be in the store afterwards (none lost).
+//! hooks with the worker idle. Every capture must be in the store afterwards (none lost):
+//! the bench waits for the worker to empty the spool, then counts.
 
 use super::args::BenchHooksArgs;
 use super::worker::slm;
@@ -17,6 +18,9 @@ use std::io::Write;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::Instant;
+
+/// How long the bench waits, after the import, for the worker to save the last captures.
+const SPOOL_SETTLE: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// One capture hook: milliseconds from start to exit.
 fn capture(exe: &Path, home: &Path, run: &Path, i: usize) -> Result<f64> {
@@ -105,6 +109,7 @@ pub fn run(a: BenchHooksArgs, style: Style) -> Result<i32> {
     {
         busy.push(capture(&exe, &home, &run, i)?);
         i += 1;
+        std::thread::sleep(std::time::Duration::from_millis(a.interval_ms));
     }
     if busy.is_empty() {
         return Err(Error::Other(
@@ -116,6 +121,12 @@ pub fn run(a: BenchHooksArgs, style: Style) -> Result<i32> {
         .wait_with_output()
         .map_err(|e| Error::io("waiting for the import", e))?;
     let import_s = t.elapsed().as_secs_f64();
+    // The worker saves the spool on its own thread: give it time to finish.
+    let spool = home.join("spool");
+    let t = Instant::now();
+    while !crate::agent::spool::spooled(&spool).is_empty() && t.elapsed() < SPOOL_SETTLE {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
     let stored = slm(&exe, &home, &run)
         .args([
             "list",
@@ -135,19 +146,20 @@ pub fn run(a: BenchHooksArgs, style: Style) -> Result<i32> {
         .output();
     let stored: Value = serde_json::from_slice(&stored.stdout).unwrap_or(Value::Null);
     let kept = stored["memories"].as_array().map_or(0, Vec::len);
-    let spooled = crate::agent::capture::spooled(&home.join("spool")).len();
+    let spooled = crate::agent::spool::spooled(&spool).len();
     let (idle, busy) = (summary(idle), summary(busy));
     let body = json!({
-        "memories": a.memories, "import_s": import_s, "import_ok": import_out.status.success(),
+        "memories": a.memories, "interval_ms": a.interval_ms, "import_s": import_s, "import_ok": import_out.status.success(),
         "hooks_idle": idle, "hooks_while_importing": busy,
         "captures_fired": fired, "captures_stored": kept, "captures_left_in_spool": spooled,
     });
     crate::output::emit(style, "bench", body, || {
         let mut s = format!(
-            "hooks bench: slm hook capture through the worker ({} cores); an import of {} memories took {import_s:.1} s\n",
+            "hooks bench: slm hook capture through the worker ({} cores), {} ms between hooks; an import of {} memories took {import_s:.1} s\n",
             std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1),
+            a.interval_ms,
             a.memories
         );
         s.push_str(&line("worker idle", &idle));

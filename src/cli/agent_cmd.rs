@@ -12,10 +12,10 @@ use std::time::Duration;
 
 /// A prompt hook's hard limit (the spec: three seconds).
 pub const HOOK_MAX_S: f64 = 3.0;
-/// How long a capture waits for the store to acknowledge it before leaving it in the spool
-/// for a later hook: a worker busy with an import holds a write for seconds, and an agent
-/// must not wait for that (`slm bench hooks`: every capture took the whole 3 s limit while
-/// the worker imported, before this bound). Chosen, not fitted.
+/// How long a capture waits for its answer (a worker answers at once; the cold path saves
+/// the spool first) before leaving the capture in the spool for the worker or a later hook.
+/// An agent must not wait for a busy store (`slm bench hooks`: every capture took the whole
+/// 3 s limit while the worker imported, before this bound). Chosen, not fitted.
 const CAPTURE_SEND_WAIT: Duration = Duration::from_millis(400);
 /// Results a hook recall considers (its block holds about five).
 const HOOK_LIMIT: usize = 5;
@@ -121,7 +121,7 @@ pub fn hook_capture(a: HookCaptureArgs, g: &GlobalArgs) -> Result<i32> {
 }
 
 fn capture_inner(a: HookCaptureArgs, g: &GlobalArgs, budget: f64) -> Result<()> {
-    use crate::agent::capture;
+    use crate::agent::{capture, spool};
     let started = std::time::Instant::now();
     let input = match a.payload.as_deref() {
         None | Some("-") => super::read_stdin()?,
@@ -138,59 +138,40 @@ fn capture_inner(a: HookCaptureArgs, g: &GlobalArgs, budget: f64) -> Result<()> 
         m.profile = Some(g.profile.clone());
         m.project.clone_from(&project);
     }
+    if let Some(why) = &got.skipped {
+        eprintln!("slm hook capture: {why}; nothing was saved");
+    }
     let paths = crate::paths::Paths::from_env();
-    let dir = capture::spool_dir(&paths);
-    // A hook never waits for a model to load: without a worker the capture is written cold
-    // (findable by keyword at once), and the worker embeds it later.
+    let dir = spool::spool_dir(&paths);
+    if !got.memories.is_empty() {
+        spool::spool(&dir, &got.memories)
+            .map_err(|e| Error::io("keeping the capture on disk", e))?;
+    } else if spool::spooled(&dir).is_empty() {
+        return Ok(());
+    }
+    // The capture is durable in the spool; now have it saved. A running worker is told and
+    // not waited for (it saves the spool on its own thread, and looks at it every few
+    // seconds anyway); without one (or with `--no-worker`) it is saved here, cold, with
+    // whatever earlier hooks left. A hook never waits for a model to load:
+    // the worker embeds captures in the background.
     let mode = match crate::worker::client::Mode::resolve(g.no_worker)? {
         crate::worker::client::Mode::Inline => crate::worker::client::Mode::Off,
         m => m,
     };
-    let left = || Duration::from_secs_f64(budget).saturating_sub(started.elapsed());
-    let send = |memories: Vec<crate::memory::NewMemory>| -> Result<()> {
-        let req = crate::service::Request {
-            op: Op::RememberBatch { memories },
-            human: None,
-        };
-        let wait = left().min(CAPTURE_SEND_WAIT);
-        crate::worker::client::execute_with(&paths, req, mode, Some(wait), None).map(|_| ())
+    let req = crate::service::Request {
+        op: Op::SaveSpool,
+        human: None,
     };
-    if let Some(why) = &got.skipped {
-        eprintln!("slm hook capture: {why}; nothing was saved");
+    if mode == crate::worker::client::Mode::Auto
+        && crate::worker::client::hand_over_to_worker(&paths, req.clone())?
+    {
+        return Ok(());
     }
-    if !got.memories.is_empty() {
-        let file = capture::spool(&dir, &got.memories)
-            .map_err(|e| Error::io("keeping the capture on disk", e))?;
-        match capture::take(&file) {
-            Some((taken, memories)) => match send(memories) {
-                Ok(()) => {
-                    let _ = std::fs::remove_file(&taken);
-                }
-                Err(e) => {
-                    capture::give_back(&taken, &file);
-                    return Err(Error::Other(format!(
-                        "{e}; the capture is kept for the next one"
-                    )));
-                }
-            },
-            None => return Ok(()),
-        }
-    }
-    // Earlier captures that did not get through, oldest first, while time is left.
-    for file in capture::spooled(&dir) {
-        if left() < Duration::from_millis(500) {
-            break;
-        }
-        let Some((taken, memories)) = capture::take(&file) else {
-            continue;
-        };
-        if send(memories).is_ok() {
-            let _ = std::fs::remove_file(&taken);
-        } else {
-            capture::give_back(&taken, &file);
-            break;
-        }
-    }
+    let wait = Duration::from_secs_f64(budget)
+        .saturating_sub(started.elapsed())
+        .min(CAPTURE_SEND_WAIT);
+    crate::worker::client::execute_with(&paths, req, mode, Some(wait), None)
+        .map_err(|e| Error::Other(format!("{e}; the capture is kept for the next one")))?;
     Ok(())
 }
 

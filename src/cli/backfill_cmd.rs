@@ -150,7 +150,10 @@ fn send(target: &Target, memories: Vec<NewMemory>, batch: usize, t: &mut Totals)
         }
         let body = target
             .run(Request {
-                op: Op::RememberBatch { memories: chunk },
+                op: Op::RememberBatch {
+                    memories: chunk,
+                    embed: crate::engine::Embed::Now,
+                },
                 human: None,
             })?
             .body;

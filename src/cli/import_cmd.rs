@@ -172,8 +172,14 @@ fn import_lines(
         }
         let chunk = &good[start..end];
         let memories = chunk.iter().map(|(_, p)| p.memory.clone()).collect();
-        let body = run(&target, Op::RememberBatch { memories })
-            .map_err(|e| stopped_part_way(e, start, good.len()))?;
+        let body = run(
+            &target,
+            Op::RememberBatch {
+                memories,
+                embed: crate::engine::Embed::Now,
+            },
+        )
+        .map_err(|e| stopped_part_way(e, start, good.len()))?;
         let res: Vec<Remembered> = decode(body["results"].clone())?;
         if a.print_ids {
             let s: String = chunk

@@ -2,7 +2,7 @@
 //! embedding and the vector index. A failure here never un-acknowledges the write: it is
 //! reported as a note, and the indexes catch up from the change log.
 
-use super::{Engine, Remembered};
+use super::{Embed, Engine, Remembered};
 use crate::index::IndexHealth;
 use crate::{Error, Result};
 
@@ -43,11 +43,16 @@ impl Engine {
         failed
     }
 
-    /// BM25, embeddings and the vector index for freshly committed memories.
+    /// BM25, embeddings and the vector index for freshly committed memories. The keyword
+    /// index is brought along under the write's `lease`; the lease is let go before the
+    /// model runs and taken again only to store the vectors, so other writers (a capture
+    /// hook while an import runs) never wait behind a model.
     pub(super) fn index_after_write(
         &self,
         results: &mut [Remembered],
         committed: std::time::Instant,
+        lease: crate::lock::WriteLock,
+        embed: Embed,
     ) -> Result<()> {
         self.forget_baseline_sample();
         self.apply_changes()?;
@@ -55,17 +60,18 @@ impl Engine {
         for r in results.iter_mut() {
             r.keyword_ms = keyword_ms;
         }
-        if self.embedder.is_some() {
+        self.close_bm25_writer();
+        drop(lease);
+        if self.embedder.is_some() && embed == Embed::Now {
             let fresh: Vec<i64> = results
                 .iter()
                 .filter(|r| !r.existed)
                 .map(|r| r.id)
                 .collect();
-            let done = self.embed_ids(&fresh)?;
+            let done = self.embed_ids_unleased(&fresh)?;
             for r in results.iter_mut() {
                 r.embedded = r.existed || done.contains(&r.id);
             }
-            self.save_vectors_if_due(false)?;
         }
         Ok(())
     }

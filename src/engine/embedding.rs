@@ -4,6 +4,7 @@
 
 use super::Engine;
 use crate::Result;
+use crate::lock::WRITE_WAIT;
 
 /// Memories embedded inline when a process that loads the model finds a backlog; above
 /// this, the rest is left for `slm reindex`/the worker and the vector channel reports
@@ -18,6 +19,29 @@ impl Engine {
     /// Their passages follow in the background ([`Engine::passage_backlog`]): a memory is
     /// findable by meaning as soon as its own vector is stored.
     pub(super) fn embed_ids(&self, ids: &[i64]) -> Result<Vec<i64>> {
+        let computed = self.compute_vectors(ids)?;
+        self.store_vectors(computed)
+    }
+
+    /// The same, with the model running outside the writer lease: the lease is taken
+    /// (waiting up to [`WRITE_WAIT`]) only to store the vectors, so a write that arrives
+    /// meanwhile (a capture hook, a `remember`) waits milliseconds, not for a model. The
+    /// caller must not hold the lease (it would wait for itself).
+    pub(super) fn embed_ids_unleased(&self, ids: &[i64]) -> Result<Vec<i64>> {
+        let computed = self.compute_vectors(ids)?;
+        if computed.is_empty() {
+            return Ok(Vec::new());
+        }
+        let _lease = self.lease(WRITE_WAIT)?;
+        let done = self
+            .store_vectors(computed)
+            .and_then(|done| self.save_vectors_if_due(false).map(|_| done));
+        self.close_bm25_writer();
+        done
+    }
+
+    /// Model time: each memory's text and its vector. Writes nothing, needs no lease.
+    fn compute_vectors(&self, ids: &[i64]) -> Result<Vec<(i64, String, Vec<f32>)>> {
         let Some(e) = &self.embedder else {
             return Ok(Vec::new());
         };
@@ -32,8 +56,33 @@ impl Engine {
         };
         let refs: Vec<&str> = texts.iter().map(|(_, t)| t.as_str()).collect();
         let vecs = e.embed(&refs)?;
-        let rows: Vec<(i64, Vec<f32>)> = texts.iter().map(|(id, _)| *id).zip(vecs).collect();
-        self.store()?.set_embeddings(e.id(), &rows)?;
+        Ok(texts
+            .into_iter()
+            .zip(vecs)
+            .map(|((id, t), v)| (id, t, v))
+            .collect())
+    }
+
+    /// Store vectors from [`Engine::compute_vectors`] (caller holds the lease), for the
+    /// memories whose text is still the one embedded: one edited or deleted while the model
+    /// ran is left to the write that changed it. Returns the ids stored.
+    fn store_vectors(&self, computed: Vec<(i64, String, Vec<f32>)>) -> Result<Vec<i64>> {
+        let Some(e) = &self.embedder else {
+            return Ok(Vec::new());
+        };
+        if computed.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows: Vec<(i64, Vec<f32>)> = {
+            let mut store = self.store()?;
+            let rows: Vec<(i64, Vec<f32>)> = computed
+                .into_iter()
+                .filter(|(id, t, _)| store.text(*id).ok().flatten().as_deref() == Some(t))
+                .map(|(id, _, v)| (id, v))
+                .collect();
+            store.set_embeddings(e.id(), &rows)?;
+            rows
+        };
         self.compute_baselines(&rows)?;
         self.apply_changes()?;
         Ok(rows.iter().map(|(id, _)| *id).collect())
@@ -60,6 +109,20 @@ impl Engine {
         })
     }
 
+    /// [`Engine::embed_backlog`] for background work, which does not hold the lease: the
+    /// model runs outside it, each batch's vectors are stored under it
+    /// ([`Engine::embed_ids_unleased`]).
+    pub(super) fn embed_backlog_unleased(&self, limit: usize) -> Result<usize> {
+        let Some(e) = &self.embedder else {
+            return Ok(0);
+        };
+        drain(limit, None, |room| {
+            let batch = self.store()?.pending_embeddings(e.id(), room.min(256))?;
+            let ids: Vec<i64> = batch.iter().map(|(id, _)| *id).collect();
+            Ok(self.embed_ids_unleased(&ids)?.len())
+        })
+    }
+
     /// Embed the passages of memories whose own vector is stored and whose passages are not
     /// (just saved, or a store from before passages), up to `limit`; a memory said in a
     /// session gets its context passage too (`text::passages_in_context`). Returns how many
@@ -72,6 +135,21 @@ impl Engine {
         limit: usize,
         pb: Option<&indicatif::ProgressBar>,
     ) -> Result<usize> {
+        self.passages_with(limit, pb, false)
+    }
+
+    /// [`Engine::passage_backlog`] for background work, which does not hold the lease: the
+    /// model runs outside it, and it is taken only to store each batch.
+    pub(super) fn passage_backlog_unleased(&self, limit: usize) -> Result<usize> {
+        self.passages_with(limit, None, true)
+    }
+
+    fn passages_with(
+        &self,
+        limit: usize,
+        pb: Option<&indicatif::ProgressBar>,
+        take_lease: bool,
+    ) -> Result<usize> {
         let Some(e) = &self.embedder else {
             return Ok(0);
         };
@@ -79,7 +157,6 @@ impl Engine {
             let batch = self
                 .store()?
                 .pending_passages(e.id(), room.min(PASSAGE_BATCH))?;
-            let ids: Vec<i64> = batch.iter().map(|m| m.id).collect();
             let split: Vec<Vec<String>> = batch
                 .iter()
                 .map(|m| {
@@ -89,14 +166,30 @@ impl Engine {
                 .collect();
             let all: Vec<&str> = split.iter().flatten().map(String::as_str).collect();
             let mut vecs = e.embed(&all)?.into_iter();
-            let passages: Vec<(i64, Vec<Vec<f32>>)> = ids
+            let computed: Vec<(i64, &str, Vec<Vec<f32>>)> = batch
                 .iter()
                 .zip(&split)
-                .filter(|(_, p)| !p.is_empty())
-                .map(|(id, p)| (*id, vecs.by_ref().take(p.len()).collect()))
+                .map(|(m, p)| (m.id, m.text.as_str(), vecs.by_ref().take(p.len()).collect()))
+                .collect();
+            let _lease = if take_lease && !computed.is_empty() {
+                Some(self.lease(WRITE_WAIT)?)
+            } else {
+                None
+            };
+            let mut store = self.store()?;
+            // A memory edited or deleted while the model ran waits for its new passages.
+            let computed: Vec<_> = computed
+                .into_iter()
+                .filter(|(id, t, _)| store.text(*id).ok().flatten().as_deref() == Some(*t))
+                .collect();
+            let ids: Vec<i64> = computed.iter().map(|(id, _, _)| *id).collect();
+            let passages: Vec<(i64, Vec<Vec<f32>>)> = computed
+                .into_iter()
+                .filter(|(_, _, p)| !p.is_empty())
+                .map(|(id, _, p)| (id, p))
                 .collect();
             if !ids.is_empty() {
-                self.store()?.set_passages(e.id(), &ids, &passages)?;
+                store.set_passages(e.id(), &ids, &passages)?;
             }
             Ok(ids.len())
         })

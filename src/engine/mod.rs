@@ -80,6 +80,18 @@ impl OpenOptions {
     }
 }
 
+/// When a write's new memories get their vectors.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Embed {
+    /// Before the write answers: findable by meaning as soon as it is acknowledged.
+    #[default]
+    Now,
+    /// By the worker's background work: the write answers once it is findable by keyword.
+    /// For capture hooks, which must never hold an agent up behind a model (issue 35).
+    Later,
+}
+
 /// What a write acknowledged.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Remembered {

@@ -128,15 +128,23 @@ impl Engine {
         if self.pending_embeddings()? == 0 && !self.baselines_stale()? && !self.passages_wait()? {
             return Ok(0);
         }
-        let Some(_lease) = self.try_lease()? else {
+        // Another process writing (an import not through the worker) goes first.
+        let Some(lease) = self.try_lease()? else {
             return Ok(0);
         };
         self.apply_changes()?;
-        let mut n = self.embed_backlog(batch)?;
+        self.close_bm25_writer();
+        drop(lease);
+        // The model runs without the lease, which is taken only to store each batch: a
+        // write arriving meanwhile (a capture hook) waits milliseconds, not for the model.
+        let mut n = self.embed_backlog_unleased(batch)?;
         // Passages, once every memory has its own vector (findable by meaning first).
         if n == 0 {
-            n += self.passage_backlog(batch, None)?;
+            n += self.passage_backlog_unleased(batch)?;
         }
+        let Some(_lease) = self.try_lease()? else {
+            return Ok(n);
+        };
         n += self.refresh_baselines(batch)?;
         self.save_vectors_if_due(n == 0)?;
         self.close_bm25_writer();

@@ -7,7 +7,7 @@
 //! (`text::redact_secrets`, unless the write says `allow_secrets`) and where a text already
 //! stored is recognised (`store::Writer::insert`).
 
-use super::{Engine, Remembered};
+use super::{Embed, Engine, Remembered};
 use crate::lock::WRITE_WAIT;
 use crate::memory::{self, Kind, Memory, MemoryPatch, NewMemory};
 use crate::{Error, Result, text};
@@ -23,8 +23,18 @@ impl Engine {
     /// `acked` is called with the ids once they are durable, before indexing finishes.
     pub fn remember_batch(
         &self,
+        items: Vec<NewMemory>,
+        acked: &mut dyn FnMut(&[Remembered]),
+    ) -> Result<Vec<Remembered>> {
+        self.remember_batch_with(items, acked, Embed::Now)
+    }
+
+    /// [`Engine::remember_batch`], saying when the new memories get their vectors.
+    pub fn remember_batch_with(
+        &self,
         mut items: Vec<NewMemory>,
         acked: &mut dyn FnMut(&[Remembered]),
+        embed: Embed,
     ) -> Result<Vec<Remembered>> {
         let redacted: Vec<Vec<&'static str>> = items.iter_mut().map(redact).collect();
         for m in &items {
@@ -43,7 +53,7 @@ impl Engine {
                 (text::entities(&m.text), bk)
             })
             .collect();
-        let _lease = self.lease(WRITE_WAIT)?;
+        let lease = self.lease(WRITE_WAIT)?;
         let mut results = {
             let mut store = self.store()?;
             store.write(|w| {
@@ -78,7 +88,7 @@ impl Engine {
         // must not be reported as a failed write, or a caller would retry a saved memory.
         // The indexes catch up from the change log on the next write or start.
         let failed = self.after_commit(
-            || self.index_after_write(&mut results, committed),
+            || self.index_after_write(&mut results, committed, lease, embed),
             |e| {
                 format!(
                     "saved, but updating the indexes failed ({e}); they catch up on the next write or start"

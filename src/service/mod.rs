@@ -68,7 +68,14 @@ pub enum Op {
     /// One batch of an import: all of it is committed, or none of it.
     RememberBatch {
         memories: Vec<NewMemory>,
+        /// When the memories get their vectors (a capture hook: later).
+        #[serde(default)]
+        embed: crate::engine::Embed,
     },
+    /// Save the capture spool (`agent::spool`). A worker answers at once and saves it on
+    /// its own thread, so a capture hook never waits behind other writes; run anywhere
+    /// else (cold), it saves the spool before answering.
+    SaveSpool,
     /// The correction links an import named by key (sent after all of its lines).
     SupersedeKeys {
         links: Vec<KeyLink>,
@@ -117,6 +124,7 @@ impl Op {
                 "import"
             }
             Op::ExportPage { .. } => "export",
+            Op::SaveSpool => "capture",
             Op::Feedback { .. } | Op::FeedbackList { .. } | Op::FeedbackForget { .. } => "feedback",
         }
     }
@@ -129,6 +137,7 @@ impl Op {
                 | Op::Update { .. }
                 | Op::Delete { .. }
                 | Op::RememberBatch { .. }
+                | Op::SaveSpool
                 | Op::SupersedeKeys { .. }
                 | Op::ImportNotes { .. }
                 | Op::Feedback { .. }
@@ -164,7 +173,7 @@ pub struct Reply {
 }
 
 impl Reply {
-    fn new(op: &Op, body: Value, human: Option<String>) -> Reply {
+    pub(crate) fn new(op: &Op, body: Value, human: Option<String>) -> Reply {
         Reply {
             command: op.name().to_string(),
             body,
@@ -243,9 +252,14 @@ pub fn execute(engine: &Arc<Engine>, req: &Request) -> Result<Reply> {
             Ok(Reply::new(op, json!(block), human))
         }
         // The bulk operations answer JSON only: the command sending them sums the pages up.
-        Op::RememberBatch { memories } => {
-            let r = engine.remember_batch(memories.clone(), &mut |_| {})?;
+        Op::RememberBatch { memories, embed } => {
+            let r = engine.remember_batch_with(memories.clone(), &mut |_| {}, *embed)?;
             Ok(Reply::new(op, json!({ "results": r }), None))
+        }
+        Op::SaveSpool => {
+            let dir = crate::agent::spool::spool_dir(&engine.paths);
+            let d = crate::agent::spool::drain(engine, &dir)?;
+            Ok(Reply::new(op, json!({ "saved": d, "queued": false }), None))
         }
         Op::SupersedeKeys { links } => {
             let r = engine.supersede_by_keys(links)?;

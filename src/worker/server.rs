@@ -84,6 +84,11 @@ pub const IDLE_CHECK: Duration = Duration::from_millis(500);
 /// background work takes at most about half the model's time while there is a backlog.
 pub const BACKGROUND_PAUSE: Duration = Duration::from_millis(500);
 
+/// How often the worker looks at the capture spool without being told (captures a hook
+/// saved cold, or spooled while no worker ran). Chosen, not measured: a hook tells the
+/// worker at once; this only bounds how long a capture nobody announced waits.
+pub const SPOOL_LOOK: Duration = Duration::from_secs(5);
+
 /// What `slm worker status` shows.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Status {
@@ -127,6 +132,8 @@ struct Worker {
     stopping: AtomicBool,
     /// Requests being answered (a shutdown waits for them).
     active: AtomicUsize,
+    /// Wakes the thread that saves the capture spool ([`save_spool`]).
+    spool_wake: crossbeam_channel::Sender<()>,
 }
 
 /// Decrements a counter when dropped, so a panicking thread cannot leak its count.
@@ -286,6 +293,7 @@ pub fn run(paths: Paths) -> Result<()> {
         },
         idle.as_secs()
     );
+    let (spool_wake, spool_woken) = crossbeam_channel::bounded(1);
     let w = Arc::new(Worker {
         engine,
         readers: std::sync::Mutex::new(Vec::new()),
@@ -298,10 +306,15 @@ pub fn run(paths: Paths) -> Result<()> {
         idle,
         stopping: AtomicBool::new(false),
         active: AtomicUsize::new(0),
+        spool_wake,
     });
     {
         let w = w.clone();
         std::thread::spawn(move || background(&w));
+    }
+    {
+        let w = w.clone();
+        std::thread::spawn(move || save_spool(&w, &spool_woken));
     }
     {
         let w = w.clone();
@@ -449,6 +462,16 @@ fn serve(w: &Arc<Worker>, conn: Stream, reader: u64) {
 }
 
 fn handle(w: &Arc<Worker>, request: Request) -> Result<crate::service::Reply> {
+    // A capture hook waits for nothing: its capture is durable in the spool, and the spool
+    // thread saves it (a wake already pending covers this one too).
+    if let Op::SaveSpool = request.op {
+        let _ = w.spool_wake.try_send(());
+        return Ok(crate::service::Reply::new(
+            &request.op,
+            serde_json::json!({ "queued": true }),
+            None,
+        ));
+    }
     if let Err(e) = w.engine.catch_up() {
         eprintln!("slm worker: catching up with other writers failed: {e}");
     }
@@ -532,6 +555,26 @@ fn watch_idle(w: &Arc<Worker>) {
             shutdown(w);
             return;
         }
+    }
+}
+
+/// Saves the capture spool when a hook says it wrote to it, and every [`SPOOL_LOOK`] for
+/// captures spooled while no worker ran. A failed save (the store busy past its wait) is
+/// retried at the next wake or look; nothing is taken out of the spool until it is saved.
+fn save_spool(w: &Arc<Worker>, woken: &crossbeam_channel::Receiver<()>) {
+    let dir = crate::agent::spool::spool_dir(&w.engine.paths);
+    loop {
+        if w.stopping.load(Ordering::SeqCst) || w.engine.store_replaced() {
+            return;
+        }
+        match crate::agent::spool::drain(&w.engine, &dir) {
+            Ok(d) if d.files > 0 => w.questions.invalidate(),
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!("slm worker: saving the capture spool failed ({e}); retrying later")
+            }
+        }
+        let _ = woken.recv_timeout(SPOOL_LOOK);
     }
 }
 

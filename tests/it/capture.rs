@@ -187,3 +187,75 @@ fn captured_prompts_answer_what_was_asked_and_never_what_is_being_worked_on() {
     }
     assert_eq!(working["results"][0]["id"], note, "{working}");
 }
+
+#[test]
+fn with_the_worker_running_a_capture_is_handed_over_and_saved_by_the_worker() {
+    use crate::common::{StopWorker, start_worker, worker_env};
+    let env = worker_env().with("SLM_EMBEDDER", "hash");
+    start_worker(&env, &[]);
+    let _stop = StopWorker(&env);
+    // A capture an earlier hook left, which the worker saves along with the new one.
+    let spool = env.path("spool");
+    std::fs::create_dir_all(&spool).unwrap();
+    let left = json!([{
+        "text": "Deploys go out after the standup",
+        "kind": "prompt", "source": "captured_prompt", "session_id": "old",
+        "idempotency_key": "capture:abcdef0123456789abcdef01"
+    }]);
+    std::fs::write(
+        spool.join("capture-1-1.json"),
+        serde_json::to_vec(&left).unwrap(),
+    )
+    .unwrap();
+    let out = capture(
+        &env,
+        &json!({"hook_event_name": "UserPromptSubmit", "session_id": "w1",
+                "prompt": "Rotate the staging certificates on Friday"}),
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(out.stdout.is_empty());
+    // The hook does not wait for the save: the worker's spool thread does it.
+    let wanted = [
+        "Deploys go out after the standup",
+        "Rotate the staging certificates on Friday",
+    ];
+    let spool_empty = || {
+        std::fs::read_dir(&spool)
+            .unwrap()
+            .flatten()
+            .next()
+            .is_none()
+    };
+    let t = std::time::Instant::now();
+    let mut texts = Vec::new();
+    while t.elapsed() < std::time::Duration::from_secs(20) {
+        texts = everything(&env)
+            .iter()
+            .map(|m| m["text"].as_str().unwrap().to_string())
+            .collect();
+        if wanted.iter().all(|w| texts.iter().any(|t| t == w)) && spool_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    for w in wanted {
+        assert!(texts.iter().any(|t| t == w), "{w}: {texts:?}");
+    }
+    assert!(spool_empty(), "the worker emptied the spool");
+    // Delivered again (a hook retried), it is saved again and stored once.
+    capture(
+        &env,
+        &json!({"hook_event_name": "UserPromptSubmit", "session_id": "w1",
+                "prompt": "Rotate the staging certificates on Friday"}),
+    );
+    let t = std::time::Instant::now();
+    while !spool_empty() && t.elapsed() < std::time::Duration::from_secs(20) {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(spool_empty(), "the worker saved the second delivery");
+    let n = everything(&env)
+        .iter()
+        .filter(|m| m["text"] == "Rotate the staging certificates on Friday")
+        .count();
+    assert_eq!(n, 1);
+}

@@ -28,7 +28,7 @@ use lifecycle::{start, wait_gone};
 use serde::Serialize;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use transport::{Transport, exchange};
+use transport::{Transport, exchange, hand_over};
 
 pub const WORKER_ENV: &str = "SLM_WORKER";
 /// How long a reply may take before the client gives up: a question may wait 12 s for a
@@ -174,6 +174,27 @@ pub fn execute(
     timeout: Option<Duration>,
 ) -> Result<Answer> {
     execute_with(paths, req, mode, timeout, None)
+}
+
+/// Hand `req` to the running worker and return without its answer: `Ok(false)` when no
+/// worker listens (the caller then runs it another way). Only for a request whose effect
+/// is already safe on disk: the capture hook's [`Op::SaveSpool`], whose captures the spool
+/// keeps until a worker or a later hook saves them.
+pub fn hand_over_to_worker(paths: &Paths, req: Request) -> Result<bool> {
+    let files = WorkerFiles::for_paths(paths)?;
+    hand_over(&files, ClientBody::Request { request: req }).map_err(|t| match t {
+        Transport::Refused(why) => Error::Other(format!(
+            "{why}; nothing was sent. Remove {} if you trust nothing in {}",
+            files.socket.display(),
+            files.dir.display()
+        )),
+        Transport::NotSent(why) | Transport::Lost(why) => {
+            Error::Other(format!("the worker did not take the request ({why})"))
+        }
+        Transport::NotRunning { .. } | Transport::Mismatch => {
+            Error::Other("the worker did not take the request".into())
+        }
+    })
 }
 
 /// Run `req` where `mode` says. With `wait`, a request that finds no ready worker starts

@@ -26,6 +26,33 @@ pub(super) enum Transport {
     Refused(String),
 }
 
+/// Hand `body` to a running worker without waiting for its answer: `Ok(false)` when none
+/// listens. For a request whose effect is already safe on disk (a capture in the spool), so
+/// the caller never waits for the worker's threads on a machine busy with its model.
+pub(super) fn hand_over(
+    files: &WorkerFiles,
+    body: ClientBody,
+) -> std::result::Result<bool, Transport> {
+    let conn = match Stream::connect(
+        crate::worker::server::name(files).map_err(|e| Transport::NotSent(e.to_string()))?,
+    ) {
+        Ok(c) => c,
+        Err(_) => return Ok(false),
+    };
+    if let Err(e) = crate::worker::runtime_dir::check_peer(&conn) {
+        return Err(Transport::Refused(e.to_string()));
+    }
+    let _ = conn.set_send_timeout(Some(SEND_TIMEOUT));
+    let frame = ClientFrame {
+        protocol: protocol::PROTOCOL,
+        version: protocol::version(),
+        body,
+    };
+    let mut w = &conn;
+    protocol::write_frame(&mut w, &frame).map_err(|e| Transport::NotSent(e.to_string()))?;
+    Ok(true)
+}
+
 pub(super) fn exchange(
     files: &WorkerFiles,
     body: ClientBody,
