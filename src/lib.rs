@@ -41,6 +41,7 @@ pub mod bench;
 pub mod cli;
 pub mod clock;
 pub mod connect;
+pub mod dashboard;
 pub mod embed;
 pub mod engine;
 pub mod error;

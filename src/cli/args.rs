@@ -110,6 +110,9 @@ pub enum Command {
     /// Serve `GET /recall` over HTTP (loopback only, token required).
     #[command(after_help = SERVE_EXAMPLES)]
     Serve(ServeArgs),
+    /// Browse, search, correct and prune memories in the browser: Memories, the Recall
+    /// Lab, saved views, status (loopback only, token required).
+    Dashboard(DashboardArgs),
     /// The warm worker that keeps the model loaded: start, stop, status, restart.
     #[command(subcommand)]
     Worker(WorkerCommand),
@@ -320,6 +323,19 @@ pub struct ServeArgs {
     /// Print the access token (made on first use) and exit; needs no --http.
     #[arg(long)]
     pub print_token: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DashboardArgs {
+    /// Listen here (port 0: any free port). Needs --allow-remote unless it is loopback.
+    #[arg(long, value_name = "ADDR", default_value = crate::dashboard::DEFAULT_ADDR)]
+    pub addr: String,
+    /// Allow a non-loopback address (memories become reachable from other machines).
+    #[arg(long)]
+    pub allow_remote: bool,
+    /// Do not open the browser; the address to sign in with is printed either way.
+    #[arg(long)]
+    pub no_open: bool,
 }
 
 #[derive(Debug, Args)]

@@ -145,6 +145,7 @@ fn command_name(c: &Command) -> &'static str {
         Command::Mcp => "mcp",
         Command::Connect(_) => "connect",
         Command::Serve(_) => "serve",
+        Command::Dashboard(_) => "dashboard",
         Command::AnswerCheck(_) => "answer-check",
         Command::Reindex => "reindex",
         Command::Doctor => "doctor",
@@ -194,6 +195,19 @@ fn dispatch(cli: Cli, style: Style) -> Result<i32> {
                 .http
                 .unwrap_or_else(|| crate::http::DEFAULT_ADDR.to_string());
             crate::http::serve(front, &addr, a.allow_remote)?;
+            Ok(0)
+        }
+        Command::Dashboard(a) => {
+            let front =
+                crate::agent::Front::from_env(&g.profile, g.no_worker, &project_choice(&g))?;
+            crate::dashboard::serve(
+                front,
+                crate::dashboard::Options {
+                    addr: a.addr,
+                    allow_remote: a.allow_remote,
+                    open: !a.no_open,
+                },
+            )?;
             Ok(0)
         }
         Command::AnswerCheck(c) => answer_check_cmd::run(c, style),

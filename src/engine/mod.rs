@@ -37,6 +37,7 @@ mod open_index;
 mod reads;
 mod sync;
 mod transfer;
+mod views;
 mod writes;
 pub use baselines::{
     BASELINE_PRIOR, BASELINE_PRIOR_WEIGHT, BASELINE_REFRESH_GROWTH, BASELINE_SAMPLE,
@@ -45,6 +46,7 @@ pub use baselines::{
 pub use embedding::{INLINE_BACKLOG_LIMIT, WORKER_OPEN_BACKLOG};
 use open_index::open_bm25;
 pub use transfer::{KeyLink, LinkReport};
+pub use views::MAX_VIEW_NAME;
 
 const BM25_LOCK: &str = "the keyword index lock";
 const VECTORS_LOCK: &str = "the vector index lock";

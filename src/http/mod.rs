@@ -186,7 +186,7 @@ fn given_token(head: &wire::Head) -> Option<&str> {
 }
 
 /// Equal without an early exit, so the token cannot be guessed byte by byte by timing.
-fn same(a: &str, b: &str) -> bool {
+pub(crate) fn same(a: &str, b: &str) -> bool {
     a.len() == b.len()
         && a.bytes()
             .zip(b.bytes())
@@ -268,7 +268,7 @@ fn recall_args(query: &str) -> Result<Value> {
 }
 
 /// Percent-decoding of a query component (`+` is a space).
-fn decode(s: &str) -> Result<String> {
+pub(crate) fn decode(s: &str) -> Result<String> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;

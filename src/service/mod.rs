@@ -89,6 +89,18 @@ pub enum Op {
         file: NotesFile,
         dry_run: bool,
     },
+    /// The dashboard's saved views of a profile.
+    Views {
+        profile: String,
+    },
+    /// Save (or replace) a view.
+    ViewSave {
+        view: crate::store::views::SavedView,
+    },
+    ViewDelete {
+        profile: String,
+        name: String,
+    },
     /// A mark on one memory of one recall, for the learned ranking modes.
     Feedback {
         profile: String,
@@ -125,6 +137,7 @@ impl Op {
             }
             Op::ExportPage { .. } => "export",
             Op::SaveSpool => "capture",
+            Op::Views { .. } | Op::ViewSave { .. } | Op::ViewDelete { .. } => "views",
             Op::Feedback { .. } | Op::FeedbackList { .. } | Op::FeedbackForget { .. } => "feedback",
         }
     }
@@ -138,6 +151,8 @@ impl Op {
                 | Op::Delete { .. }
                 | Op::RememberBatch { .. }
                 | Op::SaveSpool
+                | Op::ViewSave { .. }
+                | Op::ViewDelete { .. }
                 | Op::SupersedeKeys { .. }
                 | Op::ImportNotes { .. }
                 | Op::Feedback { .. }
@@ -255,6 +270,19 @@ pub fn execute(engine: &Arc<Engine>, req: &Request) -> Result<Reply> {
         Op::RememberBatch { memories, embed } => {
             let r = engine.remember_batch_with(memories.clone(), &mut |_| {}, *embed)?;
             Ok(Reply::new(op, json!({ "results": r }), None))
+        }
+        Op::Views { profile } => Ok(Reply::new(
+            op,
+            json!({ "views": engine.views(profile)? }),
+            None,
+        )),
+        Op::ViewSave { view } => {
+            engine.save_view(view)?;
+            Ok(Reply::new(op, json!({ "saved": view.name.trim() }), None))
+        }
+        Op::ViewDelete { profile, name } => {
+            let deleted = engine.delete_view(profile, name)?;
+            Ok(Reply::new(op, json!({ "deleted": deleted }), None))
         }
         Op::SaveSpool => {
             let dir = crate::agent::spool::spool_dir(&engine.paths);

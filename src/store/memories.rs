@@ -27,6 +27,11 @@ pub struct ListFilter {
     /// This project's memories and those with none (None: every project).
     #[serde(default)]
     pub project: Option<String>,
+    #[serde(default)]
+    pub scope: Option<Scope>,
+    /// Rows skipped before the first returned (the dashboard's pages).
+    #[serde(default)]
+    pub offset: Option<usize>,
 }
 
 /// The per-memory facts recall filters and scores by, kept small so all of them fit in memory.
@@ -190,6 +195,10 @@ impl Store {
             sql.push_str(" AND kind = ?");
             args.push(k.as_str().to_string().into());
         }
+        if let Some(sc) = f.scope {
+            sql.push_str(" AND scope = ?");
+            args.push(sc.as_str().to_string().into());
+        }
         if let Some(t) = &f.tag {
             sql.push_str(
                 " AND EXISTS (SELECT 1 FROM tags t WHERE t.memory_id = m.id AND t.tag = ?)",
@@ -228,8 +237,11 @@ impl Store {
         } else {
             " ORDER BY id"
         });
-        if let Some(l) = f.limit {
-            sql.push_str(&format!(" LIMIT {l}"));
+        match (f.limit, f.offset) {
+            (Some(l), Some(o)) => sql.push_str(&format!(" LIMIT {l} OFFSET {o}")),
+            (Some(l), None) => sql.push_str(&format!(" LIMIT {l}")),
+            (None, Some(o)) => sql.push_str(&format!(" LIMIT -1 OFFSET {o}")),
+            (None, None) => {}
         }
         let mut st = self.conn.prepare(&sql)?;
         let rows = st.query_map(rusqlite::params_from_iter(args), row_to_memory)?;

@@ -17,6 +17,7 @@ pub use open::FileId;
 mod passages;
 pub mod recall_log;
 pub mod schema;
+pub mod views;
 mod writer;
 
 pub use guard::{

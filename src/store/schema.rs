@@ -201,6 +201,18 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE memories ADD COLUMN project TEXT;
     CREATE INDEX memories_project ON memories(profile, project);
     "#,
+    // 10: the dashboard's saved views (issue 36): a named question with its filters, per
+    // profile. `filters` is the JSON of `store::views::ViewFilters`.
+    r#"
+    CREATE TABLE views (
+        profile TEXT NOT NULL,
+        name TEXT NOT NULL,
+        query TEXT NOT NULL,
+        filters TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (profile, name)
+    );
+    "#,
 ];
 
 /// What a migration needs that SQL cannot do, run in its transaction after its SQL:
