@@ -31,6 +31,9 @@ _slm() {
             slm,connect)
                 cmd="slm__subcmd__connect"
                 ;;
+            slm,dashboard)
+                cmd="slm__subcmd__dashboard"
+                ;;
             slm,delete)
                 cmd="slm__subcmd__delete"
                 ;;
@@ -219,6 +222,9 @@ _slm() {
                 ;;
             slm__subcmd__help,connect)
                 cmd="slm__subcmd__help__subcmd__connect"
+                ;;
+            slm__subcmd__help,dashboard)
+                cmd="slm__subcmd__help__subcmd__dashboard"
                 ;;
             slm__subcmd__help,delete)
                 cmd="slm__subcmd__help__subcmd__delete"
@@ -413,7 +419,7 @@ _slm() {
 
     case "${cmd}" in
         slm)
-            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version remember import export backup restore recall expand list show update delete forget feedback session-context hook mcp connect serve worker answer-check reindex doctor eval bench completions man help"
+            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version remember import export backup restore recall expand list show update delete forget feedback session-context hook mcp connect serve dashboard worker answer-check reindex doctor eval bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -903,7 +909,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench__subcmd__hooks)
-            opts="-h -V --memories --captures --data --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
+            opts="-h -V --memories --captures --interval-ms --data --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -914,6 +920,10 @@ _slm() {
                     return 0
                     ;;
                 --captures)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --interval-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1138,6 +1148,36 @@ _slm() {
                     return 0
                     ;;
                 --hooks-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__dashboard)
+            opts="-h -V --addr --allow-remote --no-open --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --addr)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1607,7 +1647,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__help)
-            opts="remember import export backup restore recall expand list show update delete forget feedback session-context hook mcp connect serve worker answer-check reindex doctor eval bench completions man help"
+            opts="remember import export backup restore recall expand list show update delete forget feedback session-context hook mcp connect serve dashboard worker answer-check reindex doctor eval bench completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1831,6 +1871,20 @@ _slm() {
             return 0
             ;;
         slm__subcmd__help__subcmd__connect)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__help__subcmd__dashboard)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -17,4 +17,14 @@ if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.vers
 fi
 export SLM_TEST_PYTHON="$venv/bin/python"
 
+# A real browser for the dashboard test (tests/it/dashboard_browser.rs): Debian's Chromium
+# and its WebDriver, from the Debian archive.
+if ! { [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; }; then
+  echo "slm test: installing chromium and chromium-driver (Debian) for the dashboard's browser test"
+  sudo_cmd=""
+  if [ "$(id -u)" != 0 ]; then sudo_cmd="sudo"; fi
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+
 cargo test --locked --all-targets -- --test-threads="${SLM_TEST_THREADS:-2}"

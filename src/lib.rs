@@ -9,7 +9,7 @@
 //!
 //! | layer | folders | owns |
 //! |---|---|---|
-//! | fronts | `cli/` (+ `eval/`, `bench/`), `mcp.rs`, `http/`, `agent/`, `connect/` | parsing flags or JSON arguments; printing |
+//! | fronts | `cli/` (+ `eval/`, `bench/`), `mcp.rs`, `http/`, `dashboard/`, `agent/`, `connect/` | parsing flags or JSON arguments; printing |
 //! | requests | `service/` (`resolve.rs`), `render/`, `worker/` | resolving what a front was asked; dispatching it; its human text; the warm worker and its client |
 //! | stages | `recall/`, `session.rs`, `transfer/` | the recall pipeline; session context; import, export, backup |
 //! | engine | `engine/` | the one API over the store, the indexes and the models (writes, reads, index sync) |

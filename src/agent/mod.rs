@@ -26,7 +26,6 @@ use std::time::Duration;
 
 pub mod capture;
 pub mod params;
-pub mod spool;
 
 /// Who is calling and where their requests run.
 #[derive(Debug, Clone)]

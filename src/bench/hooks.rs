@@ -124,7 +124,7 @@ pub fn run(a: BenchHooksArgs, style: Style) -> Result<i32> {
     // The worker saves the spool on its own thread: give it time to finish.
     let spool = home.join("spool");
     let t = Instant::now();
-    while !crate::agent::spool::spooled(&spool).is_empty() && t.elapsed() < SPOOL_SETTLE {
+    while !crate::service::spool::spooled(&spool).is_empty() && t.elapsed() < SPOOL_SETTLE {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     let stored = slm(&exe, &home, &run)
@@ -146,7 +146,7 @@ pub fn run(a: BenchHooksArgs, style: Style) -> Result<i32> {
         .output();
     let stored: Value = serde_json::from_slice(&stored.stdout).unwrap_or(Value::Null);
     let kept = stored["memories"].as_array().map_or(0, Vec::len);
-    let spooled = crate::agent::spool::spooled(&spool).len();
+    let spooled = crate::service::spool::spooled(&spool).len();
     let (idle, busy) = (summary(idle), summary(busy));
     let body = json!({
         "memories": a.memories, "interval_ms": a.interval_ms, "import_s": import_s, "import_ok": import_out.status.success(),

@@ -121,7 +121,8 @@ pub fn hook_capture(a: HookCaptureArgs, g: &GlobalArgs) -> Result<i32> {
 }
 
 fn capture_inner(a: HookCaptureArgs, g: &GlobalArgs, budget: f64) -> Result<()> {
-    use crate::agent::{capture, spool};
+    use crate::agent::capture;
+    use crate::service::spool;
     let started = std::time::Instant::now();
     let input = match a.payload.as_deref() {
         None | Some("-") => super::read_stdin()?,

@@ -13,7 +13,7 @@ use std::io::Read;
 use tiny_http::{Header, Method, Request, Response};
 
 /// Served with every response: nothing but this server's own script and style, no frames,
-/// no referrer, nothing cached (pages hold memories).
+/// no referrer to other sites, nothing cached (pages hold memories).
 const SECURITY_HEADERS: &[(&str, &str)] = &[
     (
         "Content-Security-Policy",
@@ -21,7 +21,9 @@ const SECURITY_HEADERS: &[(&str, &str)] = &[
     ),
     ("X-Content-Type-Options", "nosniff"),
     ("X-Frame-Options", "DENY"),
-    ("Referrer-Policy", "no-referrer"),
+    // Not no-referrer: under it a browser sends `Origin: null` with a form POST, and the
+    // origin check below could not tell the dashboard's own forms from anyone's.
+    ("Referrer-Policy", "same-origin"),
     ("Cache-Control", "no-store"),
 ];
 

@@ -12,6 +12,7 @@
 //! to know about terminals and a client never re-implements rendering.
 
 pub mod resolve;
+pub mod spool;
 
 use crate::engine::{Engine, KeyLink};
 use crate::memory::{MemoryPatch, NewMemory};
@@ -72,7 +73,7 @@ pub enum Op {
         #[serde(default)]
         embed: crate::engine::Embed,
     },
-    /// Save the capture spool (`agent::spool`). A worker answers at once and saves it on
+    /// Save the capture spool (`service::spool`). A worker answers at once and saves it on
     /// its own thread, so a capture hook never waits behind other writes; run anywhere
     /// else (cold), it saves the spool before answering.
     SaveSpool,
@@ -285,8 +286,8 @@ pub fn execute(engine: &Arc<Engine>, req: &Request) -> Result<Reply> {
             Ok(Reply::new(op, json!({ "deleted": deleted }), None))
         }
         Op::SaveSpool => {
-            let dir = crate::agent::spool::spool_dir(&engine.paths);
-            let d = crate::agent::spool::drain(engine, &dir)?;
+            let dir = crate::service::spool::spool_dir(&engine.paths);
+            let d = crate::service::spool::drain(engine, &dir)?;
             Ok(Reply::new(op, json!({ "saved": d, "queued": false }), None))
         }
         Op::SupersedeKeys { links } => {

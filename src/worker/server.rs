@@ -562,12 +562,12 @@ fn watch_idle(w: &Arc<Worker>) {
 /// captures spooled while no worker ran. A failed save (the store busy past its wait) is
 /// retried at the next wake or look; nothing is taken out of the spool until it is saved.
 fn save_spool(w: &Arc<Worker>, woken: &crossbeam_channel::Receiver<()>) {
-    let dir = crate::agent::spool::spool_dir(&w.engine.paths);
+    let dir = crate::service::spool::spool_dir(&w.engine.paths);
     loop {
         if w.stopping.load(Ordering::SeqCst) || w.engine.store_replaced() {
             return;
         }
-        match crate::agent::spool::drain(&w.engine, &dir) {
+        match crate::service::spool::drain(&w.engine, &dir) {
             Ok(d) if d.files > 0 => w.questions.invalidate(),
             Ok(_) => {}
             Err(e) => {

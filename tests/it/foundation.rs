@@ -343,7 +343,16 @@ fn kill_during_import_loses_no_acknowledged_memory() {
 /// layer and the ones below, never one above (fronts → requests → stages → engine →
 /// storage and models → vocabulary).
 const LAYERS: &[&[&str]] = &[
-    &["cli", "eval", "bench", "mcp", "http", "agent", "connect"],
+    &[
+        "cli",
+        "eval",
+        "bench",
+        "mcp",
+        "http",
+        "dashboard",
+        "agent",
+        "connect",
+    ],
     &["service", "render", "worker"],
     &["recall", "session", "transfer"],
     &["engine"],

@@ -11,6 +11,8 @@ mod backfill;
 mod capture;
 mod connect;
 mod consent;
+mod dashboard;
+mod dashboard_browser;
 mod duplicates;
 mod eval;
 mod foundation;

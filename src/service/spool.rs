@@ -171,13 +171,14 @@ fn passing(e: &Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::capture::from_payload;
-    use serde_json::json;
 
     #[test]
     fn a_spooled_capture_is_taken_once_and_can_be_given_back() {
         let dir = tempfile::tempdir().unwrap();
-        let m = from_payload(&json!({"prompt": "keep me"})).memories;
+        let m = vec![NewMemory {
+            text: "keep me".into(),
+            ..Default::default()
+        }];
         let f = spool(dir.path(), &m).unwrap();
         assert_eq!(spooled(dir.path()), vec![f.clone()]);
         let (taken, back) = take(&f).unwrap();
