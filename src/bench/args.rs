@@ -19,6 +19,8 @@ pub enum BenchCommand {
     Export(BenchExportArgs),
     /// `slm hook capture` timed end to end with the worker idle and while it imports.
     Hooks(BenchHooksArgs),
+    /// The dashboard's pages timed over HTTP on the bench store (searches excluded).
+    Dashboard(BenchExportArgs),
 }
 
 #[derive(Debug, Args)]

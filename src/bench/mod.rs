@@ -30,6 +30,7 @@ use std::path::Path;
 use std::time::Instant;
 
 pub mod args;
+mod dashboard;
 mod hooks;
 mod transfer;
 mod worker;
@@ -47,6 +48,7 @@ pub fn run(c: BenchCommand, style: Style) -> Result<i32> {
         BenchCommand::Worker(a) => worker::run(a, style),
         BenchCommand::Export(a) => transfer::run(a, style),
         BenchCommand::Hooks(a) => hooks::run(a, style),
+        BenchCommand::Dashboard(a) => dashboard::run(a, style),
     }
 }
 

@@ -79,6 +79,13 @@ impl Browser {
             .as_str()
             .expect("a session")
             .to_string();
+        // The page itself 1280×800 (the window size counts the browser's own frame).
+        b.call(
+            "POST",
+            &b.s("/goog/cdp/execute"),
+            Some(json!({ "cmd": "Emulation.setDeviceMetricsOverride",
+                "params": { "width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": false } })),
+        );
         b
     }
 
@@ -129,6 +136,27 @@ impl Browser {
             Some(json!({ "using": "css selector", "value": css })),
         );
         r["value"][ELEMENT].as_str().unwrap().to_string()
+    }
+
+    /// Wait (up to 20 s) for an element to be on the page: a form's submission navigates
+    /// after the click has returned.
+    fn wait_for(&self, css: &str) {
+        let t = Instant::now();
+        loop {
+            let r = self.call(
+                "POST",
+                &self.s("/elements"),
+                Some(json!({ "using": "css selector", "value": css })),
+            );
+            if r["value"].as_array().is_some_and(|a| !a.is_empty()) {
+                return;
+            }
+            assert!(
+                t.elapsed() < Duration::from_secs(20),
+                "{css} never appeared"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
 
     fn text(&self, css: &str) -> String {
@@ -284,6 +312,7 @@ fn a_browser_signs_in_searches_edits_traces_and_saves_a_view() {
     let q = "what port does the staging database use?";
     b.type_in("form.search input[name=q]", q);
     b.click("form.search button[type=submit]");
+    b.wait_for("section.answer");
     let cli = env.json(&["recall", q]);
     let tier = b.attr("section.answer", "dataset")["tier"].clone();
     assert_eq!(tier, cli["tier"], "the same tier as slm recall");
@@ -294,6 +323,7 @@ fn a_browser_signs_in_searches_edits_traces_and_saves_a_view() {
     // Show closest matches: the box answers at once (the page's script submits the form).
     b.type_in("form.search input[name=q]", "When is Maria's birthday?");
     b.click("form.search button[type=submit]");
+    b.wait_for("section.answer");
     let before = b.text("section.answer p.tier");
     b.click("form.search input[name=weak]");
     let t = Instant::now();
@@ -311,11 +341,23 @@ fn a_browser_signs_in_searches_edits_traces_and_saves_a_view() {
     let cli = env.json(&["recall", "When is Maria's birthday?", "--show-weak"]);
     assert_eq!(b.attr("section.answer", "dataset")["tier"], cli["tier"]);
     assert_ne!(cli["tier"], "supported", "{before}");
+    // What is shown as related is not listed again among the weak matches.
+    let shown: Vec<&Value> = cli["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["id"])
+        .collect();
+    assert!(!shown.is_empty(), "{cli}");
+    for w in cli["weak"].as_array().unwrap() {
+        assert!(!shown.contains(&&w["id"]), "{cli}");
+    }
     b.screenshot("closest-matches");
 
     // Open a memory and edit it.
     b.go(&format!("{root}/memories?q=Maria+billing"));
     b.click("ol.results li.result a.id");
+    b.wait_for("blockquote.fulltext");
     assert!(b.url().contains("/memories/"), "{}", b.url());
     let id: i64 = b.url().rsplit('/').next().unwrap().parse().unwrap();
     b.type_in(
@@ -323,8 +365,7 @@ fn a_browser_signs_in_searches_edits_traces_and_saves_a_view() {
         "Maria owns the billing and invoicing services",
     );
     b.click("form[action$='/edit'] button[type=submit]");
-    let after = b.page();
-    assert!(after.contains("class=\"notice\""), "{after}");
+    b.wait_for("p.notice");
     assert!(b.text("p.notice").contains(&format!("Saved memory #{id}")));
     let shown = env.json(&["show", &id.to_string()]);
     assert_eq!(
@@ -340,6 +381,7 @@ fn a_browser_signs_in_searches_edits_traces_and_saves_a_view() {
         "Which database did we choose for analytics?",
     );
     b.click("form.search button[type=submit]");
+    b.wait_for("table.timings");
     let lab = b.page();
     for stage in ["2. Channels", "3. Fusion", "4. Support", "Stage timings"] {
         assert!(lab.contains(stage), "{stage}");
@@ -351,9 +393,11 @@ fn a_browser_signs_in_searches_edits_traces_and_saves_a_view() {
     b.go(&format!("{root}/memories?q=who+owns+billing%3F"));
     b.type_in("form.inline input[name=name]", "Billing owner");
     b.click("form.inline button[type=submit]");
+    b.wait_for("table.views");
     assert!(b.url().ends_with("/views"), "{}", b.url());
     assert!(b.text("table.views").contains("Billing owner"));
     b.click("table.views a");
+    b.wait_for("section.answer");
     let ran = b.text("section.answer");
     assert!(
         ran.contains("Maria owns the billing and invoicing services"),

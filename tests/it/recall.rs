@@ -571,6 +571,19 @@ fn show_weak_lists_weak_matches_labelled() {
     for w in v["weak"].as_array().unwrap() {
         assert_eq!(w["tier"], "weak");
     }
+    // A memory shown as a result (supported or related) is not listed again as weak.
+    let related = env.recall("When is the analytics team's offsite?", &["--show-weak"]);
+    for v in [&v, &related] {
+        let shown: Vec<_> = v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].clone())
+            .collect();
+        for w in v["weak"].as_array().unwrap() {
+            assert!(!shown.contains(&w["id"]), "{v}");
+        }
+    }
     let human = env.run(&[
         "recall",
         "zorp flanngle quizzit?",

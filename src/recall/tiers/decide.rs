@@ -330,6 +330,8 @@ fn decide_tier(ctx: &Context<'_>, ranked: &[Candidate]) -> Result<Decision> {
                 .collect();
             (shown, NOTE_RELATED)
         };
+        // The weak matches are the ones not already shown as related.
+        let shown_ids: HashSet<i64> = results.iter().map(|(c, _, _)| c.id).collect();
         return Ok(Decision::answer(
             Rule::Related {
                 hidden: hide_related,
@@ -339,7 +341,10 @@ fn decide_tier(ctx: &Context<'_>, ranked: &[Candidate]) -> Result<Decision> {
             results,
             signals,
         )
-        .with_weak(req.show_weak, ranked.iter()));
+        .with_weak(
+            req.show_weak,
+            ranked.iter().filter(move |c| !shown_ids.contains(&c.id)),
+        ));
     }
     if !pinned.is_empty() {
         let results = pinned
