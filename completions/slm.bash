@@ -136,6 +136,9 @@ _slm() {
             slm__subcmd__answer__subcmd__check__subcmd__help,status)
                 cmd="slm__subcmd__answer__subcmd__check__subcmd__help__subcmd__status"
                 ;;
+            slm__subcmd__bench,dashboard)
+                cmd="slm__subcmd__bench__subcmd__dashboard"
+                ;;
             slm__subcmd__bench,export)
                 cmd="slm__subcmd__bench__subcmd__export"
                 ;;
@@ -156,6 +159,9 @@ _slm() {
                 ;;
             slm__subcmd__bench,worker)
                 cmd="slm__subcmd__bench__subcmd__worker"
+                ;;
+            slm__subcmd__bench__subcmd__help,dashboard)
+                cmd="slm__subcmd__bench__subcmd__help__subcmd__dashboard"
                 ;;
             slm__subcmd__bench__subcmd__help,export)
                 cmd="slm__subcmd__bench__subcmd__help__subcmd__export"
@@ -306,6 +312,9 @@ _slm() {
                 ;;
             slm__subcmd__help__subcmd__answer__subcmd__check,status)
                 cmd="slm__subcmd__help__subcmd__answer__subcmd__check__subcmd__status"
+                ;;
+            slm__subcmd__help__subcmd__bench,dashboard)
+                cmd="slm__subcmd__help__subcmd__bench__subcmd__dashboard"
                 ;;
             slm__subcmd__help__subcmd__bench,export)
                 cmd="slm__subcmd__help__subcmd__bench__subcmd__export"
@@ -737,12 +746,46 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench)
-            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version ingest recall vectors worker export hooks help"
+            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version ingest recall vectors worker export hooks dashboard help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__bench__subcmd__dashboard)
+            opts="-h -V --memories --data --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --memories)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -797,8 +840,22 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench__subcmd__help)
-            opts="ingest recall vectors worker export hooks help"
+            opts="ingest recall vectors worker export hooks dashboard help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__bench__subcmd__help__subcmd__dashboard)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1759,8 +1816,22 @@ _slm() {
             return 0
             ;;
         slm__subcmd__help__subcmd__bench)
-            opts="ingest recall vectors worker export hooks"
+            opts="ingest recall vectors worker export hooks dashboard"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__help__subcmd__bench__subcmd__dashboard)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

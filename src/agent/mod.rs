@@ -53,10 +53,16 @@ impl Front {
     }
 
     fn run(&self, op: Op, timeout: Option<Duration>) -> Result<Value> {
-        // An agent never gets a cold guess while its own worker loads: a question waits
-        // within its slot time, then hears busy (retryable).
+        self.run_for(op, timeout, true)
+    }
+
+    /// Run `op` where this front's mode says, the answer's `served_by` added. For an agent
+    /// (`agent`), a question never gets a cold guess while its own worker loads: it waits
+    /// within its slot time, then hears busy (retryable); a person's front (the dashboard)
+    /// gets the CLI's cold answer, labelled warming.
+    pub(crate) fn run_for(&self, op: Op, timeout: Option<Duration>, agent: bool) -> Result<Value> {
         let wait = client::question_wait(&op, &self.paths).map(|w| {
-            if w.past_bound == client::PastBound::Cold {
+            if agent && w.past_bound == client::PastBound::Cold {
                 client::Wait {
                     bound: crate::worker::questions::SLOT_WAIT,
                     past_bound: client::PastBound::Busy,

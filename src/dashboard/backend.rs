@@ -4,8 +4,8 @@
 use crate::agent::Front;
 use crate::memory::{Kind, MemoryPatch, NewMemory, Scope, Source};
 use crate::recall::filters::Filters;
+use crate::service::Op;
 use crate::service::resolve::{self, RecallInput};
-use crate::service::{Op, Request};
 use crate::store::ListFilter;
 use crate::store::views::SavedView;
 use crate::worker::client;
@@ -43,24 +43,11 @@ impl Backend {
     /// Run `op` as the CLI would: a question waits for a loading worker within its bound and
     /// is then answered cold, labelled warming (a person reads the label).
     fn run(&self, op: Op) -> Result<Value> {
-        let paths = &self.front.paths;
-        let wait = client::question_wait(&op, paths);
         let timeout = match &op {
             Op::Recall { req } => client::reply_timeout(req.budget_s),
             _ => None,
         };
-        let answer = client::execute_with(
-            paths,
-            Request { op, human: None },
-            self.front.mode,
-            timeout,
-            wait,
-        )?;
-        let mut body = answer.reply.body;
-        if let Some(o) = body.as_object_mut() {
-            o.insert("served_by".into(), json!(answer.served_by));
-        }
-        Ok(body)
+        self.front.run_for(op, timeout, false)
     }
 
     /// The recall `slm recall QUESTION` runs (person view, the CLI's defaults).

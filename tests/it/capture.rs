@@ -14,6 +14,22 @@ fn capture(env: &Env, payload: &Value) -> std::process::Output {
     env.run_stdin(&["hook", "capture"], payload.to_string().as_bytes())
 }
 
+/// What a capture that ran out of time leaves: its memory in the spool. Returns the spool.
+fn left_in_spool(env: &Env, text: &str, key: &str) -> std::path::PathBuf {
+    let spool = env.path("spool");
+    std::fs::create_dir_all(&spool).unwrap();
+    let left = json!([{
+        "text": text, "kind": "prompt", "source": "captured_prompt", "session_id": "old",
+        "idempotency_key": key
+    }]);
+    std::fs::write(
+        spool.join("capture-1-1.json"),
+        serde_json::to_vec(&left).unwrap(),
+    )
+    .unwrap();
+    spool
+}
+
 fn everything(env: &Env) -> Vec<Value> {
     env.json(&["list", "--all", "--all-projects", "--limit", "1000"])["memories"]
         .as_array()
@@ -102,19 +118,11 @@ fn a_payload_slm_cannot_read_exits_0_and_says_why_on_stderr() {
 #[test]
 fn a_capture_left_in_the_spool_is_saved_by_the_next_one() {
     let env = env();
-    // What a capture that ran out of time leaves: its memories in the spool.
-    let spool = env.path("spool");
-    std::fs::create_dir_all(&spool).unwrap();
-    let left = json!([{
-        "text": "The release branch is cut on Thursdays",
-        "kind": "prompt", "source": "captured_prompt", "session_id": "old",
-        "idempotency_key": "capture:0123456789abcdef01234567"
-    }]);
-    std::fs::write(
-        spool.join("capture-1-1.json"),
-        serde_json::to_vec(&left).unwrap(),
-    )
-    .unwrap();
+    let spool = left_in_spool(
+        &env,
+        "The release branch is cut on Thursdays",
+        "capture:0123456789abcdef01234567",
+    );
     let out = capture(
         &env,
         &json!({"hook_event_name": "UserPromptSubmit", "session_id": "new",
@@ -195,18 +203,11 @@ fn with_the_worker_running_a_capture_is_handed_over_and_saved_by_the_worker() {
     start_worker(&env, &[]);
     let _stop = StopWorker(&env);
     // A capture an earlier hook left, which the worker saves along with the new one.
-    let spool = env.path("spool");
-    std::fs::create_dir_all(&spool).unwrap();
-    let left = json!([{
-        "text": "Deploys go out after the standup",
-        "kind": "prompt", "source": "captured_prompt", "session_id": "old",
-        "idempotency_key": "capture:abcdef0123456789abcdef01"
-    }]);
-    std::fs::write(
-        spool.join("capture-1-1.json"),
-        serde_json::to_vec(&left).unwrap(),
-    )
-    .unwrap();
+    let spool = left_in_spool(
+        &env,
+        "Deploys go out after the standup",
+        "capture:abcdef0123456789abcdef01",
+    );
     let out = capture(
         &env,
         &json!({"hook_event_name": "UserPromptSubmit", "session_id": "w1",

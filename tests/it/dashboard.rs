@@ -7,11 +7,11 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 
 /// A running dashboard, stopped when dropped.
-struct Dash {
+pub struct Dash {
     child: std::process::Child,
-    addr: String,
+    pub addr: String,
     /// What it printed on standard error when it started (its first two lines).
-    printed: String,
+    pub printed: String,
     /// Everything it printed on standard error, read as it comes.
     all: std::sync::Arc<std::sync::Mutex<String>>,
 }
@@ -29,7 +29,8 @@ fn env() -> Env {
         .with("SLM_WORKER", "off")
 }
 
-fn start(env: &Env) -> Dash {
+/// Start `slm dashboard` of `env` on a free port (also the browser test's).
+pub fn start(env: &Env) -> Dash {
     let mut child = env
         .cmd(&["dashboard", "--addr", "127.0.0.1:0", "--no-open"])
         .stdin(std::process::Stdio::null())

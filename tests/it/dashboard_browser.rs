@@ -7,7 +7,6 @@
 
 use crate::common::{StopWorker, start_worker, worker_env};
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader};
 use std::time::{Duration, Instant};
 
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
@@ -274,19 +273,8 @@ fn a_browser_signs_in_searches_edits_traces_and_saves_a_view() {
     }
     start_worker(&env, &[]);
     let _stop = StopWorker(&env);
-    let mut child = env
-        .cmd(&["dashboard", "--addr", "127.0.0.1:0", "--no-open"])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("slm dashboard starts");
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    let _dash = Proc(child);
-    let mut printed = String::new();
-    err.read_line(&mut printed).unwrap();
-    err.read_line(&mut printed).unwrap();
-    std::thread::spawn(move || for _ in err.lines() {});
+    let dash = crate::dashboard::start(&env);
+    let printed = dash.printed.clone();
     let login = printed
         .split_whitespace()
         .find(|w| w.contains("/?login="))

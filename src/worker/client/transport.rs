@@ -33,24 +33,40 @@ pub(super) fn hand_over(
     files: &WorkerFiles,
     body: ClientBody,
 ) -> std::result::Result<bool, Transport> {
-    let conn = match Stream::connect(
-        crate::worker::server::name(files).map_err(|e| Transport::NotSent(e.to_string()))?,
-    ) {
+    let conn = match connect(files) {
         Ok(c) => c,
-        Err(_) => return Ok(false),
+        Err(Transport::NotRunning { .. }) => return Ok(false),
+        Err(t) => return Err(t),
     };
+    send(&conn, body)?;
+    Ok(true)
+}
+
+/// Connect to the worker's socket and check, before a byte leaves, that the listener is us.
+fn connect(files: &WorkerFiles) -> std::result::Result<Stream, Transport> {
+    let conn = Stream::connect(
+        crate::worker::server::name(files).map_err(|e| Transport::NotSent(e.to_string()))?,
+    )
+    .map_err(|e| Transport::NotRunning {
+        stale: e.kind() == std::io::ErrorKind::ConnectionRefused,
+    })?;
     if let Err(e) = crate::worker::runtime_dir::check_peer(&conn) {
         return Err(Transport::Refused(e.to_string()));
     }
     let _ = conn.set_send_timeout(Some(SEND_TIMEOUT));
+    Ok(conn)
+}
+
+/// Write one request frame. A frame that did not get out whole is never run (the worker
+/// needs its newline).
+fn send(conn: &Stream, body: ClientBody) -> std::result::Result<(), Transport> {
     let frame = ClientFrame {
         protocol: protocol::PROTOCOL,
         version: protocol::version(),
         body,
     };
-    let mut w = &conn;
-    protocol::write_frame(&mut w, &frame).map_err(|e| Transport::NotSent(e.to_string()))?;
-    Ok(true)
+    let mut w = conn;
+    protocol::write_frame(&mut w, &frame).map_err(|e| Transport::NotSent(e.to_string()))
 }
 
 pub(super) fn exchange(
@@ -58,32 +74,9 @@ pub(super) fn exchange(
     body: ClientBody,
     timeout: Duration,
 ) -> std::result::Result<WorkerFrame, Transport> {
-    let conn = match Stream::connect(
-        crate::worker::server::name(files).map_err(|e| Transport::NotSent(e.to_string()))?,
-    ) {
-        Ok(c) => c,
-        Err(e) => {
-            return Err(Transport::NotRunning {
-                stale: e.kind() == std::io::ErrorKind::ConnectionRefused,
-            });
-        }
-    };
-    // Before a byte of the request leaves: is the listener us?
-    if let Err(e) = crate::worker::runtime_dir::check_peer(&conn) {
-        return Err(Transport::Refused(e.to_string()));
-    }
-    let _ = conn.set_send_timeout(Some(SEND_TIMEOUT));
+    let conn = connect(files)?;
     let _ = conn.set_recv_timeout(Some(timeout));
-    let frame = ClientFrame {
-        protocol: protocol::PROTOCOL,
-        version: protocol::version(),
-        body,
-    };
-    {
-        let mut w = &conn;
-        // A frame that did not get out whole is never run (the worker needs its newline).
-        protocol::write_frame(&mut w, &frame).map_err(|e| Transport::NotSent(e.to_string()))?;
-    }
+    send(&conn, body)?;
     let reply: WorkerFrame = protocol::read_frame(&mut BufReader::new(&conn))
         .map_err(|e| Transport::Lost(e.to_string()))?;
     if reply.protocol != protocol::PROTOCOL
