@@ -1,11 +1,13 @@
 //! `slm dashboard`: the Memories search, the Recall Lab, saved views and status, in the
 //! browser, served by this binary (issue 36).
 //!
-//! * **Server**: [`tiny_http`] (a small, synchronous HTTP/1.1 server: the dashboard is a few
-//!   requests a second from one person, and a thread pool over blocking calls matches the
-//!   worker client it calls), a fixed pool of [`THREADS`] threads. Pages are [`maud`]
-//!   templates: compiled with the binary, and every interpolated string is HTML-escaped, so a
-//!   stored `<script>` renders as text.
+//! * **Server**: [`hyper`]'s HTTP/1.1 server on a small tokio runtime. hyper bounds what it
+//!   buffers of a request head ([`MAX_HEAD`]; 431 past it) and how long the head may take
+//!   ([`HEAD_TIMEOUT`]); the body is read up to [`MAX_BODY`]. (tiny_http was tried first: it
+//!   buffers a request head without bound, 200 MB of one header line took 203 MB, its issue
+//!   #56 open since 2015.) Each page runs on a blocking thread (at most [`THREADS`]), as the
+//!   worker client it calls blocks. Pages are [`maud`] templates: compiled with the binary,
+//!   and every interpolated string is HTML-escaped, so a stored `<script>` renders as text.
 //! * **One engine**: every page runs the same requests the CLI sends (`backend`), through the
 //!   warm worker or the cold path; there is no second engine.
 //! * **Security** (`auth`): loopback only unless `--allow-remote`; the per-install token
@@ -34,8 +36,13 @@ pub const DEFAULT_ADDR: &str = "127.0.0.1:7378";
 /// connections; a search holds its thread for a recall (tens of milliseconds warm).
 pub const THREADS: usize = 8;
 /// The largest request body read: a form with one memory text (32 KiB) percent-encoded
-/// (up to three bytes each) and its other fields. Larger bodies get 413 unread.
+/// (up to three bytes each) and its other fields. Larger bodies get 413, not read past this.
 pub const MAX_BODY: usize = 4 * crate::memory::MAX_TEXT_BYTES;
+/// What hyper buffers of a request head at most (a longer head gets 431): room for a long
+/// question in the address and the cookie. Chosen; hyper's own floor is 8 KiB.
+pub const MAX_HEAD: usize = 64 * 1024;
+/// How long a request head may take to arrive (as for `slm serve --http`).
+pub const HEAD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// What `slm dashboard` was asked for.
 pub struct Options {
@@ -67,13 +74,12 @@ pub fn serve(front: Front, opts: Options) -> Result<()> {
     }
     let token = crate::http::token(&front)?;
     let token_file = front.paths.data.join("http.token");
-    let server = tiny_http::Server::http(sock)
-        .map_err(|e| Error::Other(format!("listening on {}: {e}", opts.addr)))?;
-    let bound = server
-        .server_addr()
-        .to_ip()
+    let listener = std::net::TcpListener::bind(sock)
+        .map_err(|e| Error::io(format!("listening on {}", opts.addr), e))?;
+    let bound = listener
+        .local_addr()
         .map(|a| a.to_string())
-        .unwrap_or_else(|| opts.addr.clone());
+        .unwrap_or_else(|_| opts.addr.clone());
     let keys = auth::Keys::new(token);
     let code = keys.one_time_code();
     let url = format!("http://{bound}/?login={code}");
@@ -90,21 +96,85 @@ pub fn serve(front: Front, opts: Options) -> Result<()> {
         keys,
         allow_remote: opts.allow_remote,
     });
-    let server = Arc::new(server);
-    let threads: Vec<_> = (0..THREADS)
-        .map(|_| {
-            let (server, ctx) = (server.clone(), ctx.clone());
-            std::thread::spawn(move || {
-                while let Ok(req) = server.recv() {
-                    routes::handle(&ctx, req);
-                }
-            })
-        })
-        .collect();
-    for t in threads {
-        let _ = t.join();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .max_blocking_threads(THREADS)
+        .enable_io()
+        .enable_time()
+        .build()
+        .map_err(|e| Error::io("starting the dashboard's server", e))?;
+    rt.block_on(accept(listener, ctx))
+}
+
+/// Serve each connection with hyper, each request's page on a blocking thread.
+async fn accept(listener: std::net::TcpListener, ctx: Arc<Ctx>) -> Result<()> {
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| Error::io("listening", e))?;
+    let listener =
+        tokio::net::TcpListener::from_std(listener).map_err(|e| Error::io("listening", e))?;
+    loop {
+        let Ok((stream, remote)) = listener.accept().await else {
+            continue;
+        };
+        let ctx = ctx.clone();
+        tokio::spawn(async move {
+            let svc = hyper::service::service_fn(move |req| answer(ctx.clone(), remote, req));
+            let _ = hyper::server::conn::http1::Builder::new()
+                .max_buf_size(MAX_HEAD)
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(HEAD_TIMEOUT)
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), svc)
+                .await;
+        });
     }
-    Ok(())
+}
+
+async fn answer(
+    ctx: Arc<Ctx>,
+    remote: std::net::SocketAddr,
+    req: hyper::Request<hyper::body::Incoming>,
+) -> std::result::Result<
+    hyper::Response<http_body_util::Full<bytes::Bytes>>,
+    std::convert::Infallible,
+> {
+    use http_body_util::BodyExt;
+    let (parts, body) = req.into_parts();
+    let body = http_body_util::Limited::new(body, MAX_BODY)
+        .collect()
+        .await
+        .ok()
+        .map(|b| b.to_bytes().to_vec());
+    let input = routes::In {
+        method: parts.method.as_str().to_string(),
+        target: parts
+            .uri
+            .path_and_query()
+            .map_or("/", |p| p.as_str())
+            .to_string(),
+        headers: parts
+            .headers
+            .iter()
+            .map(|(k, v)| (k.as_str().to_string(), v.to_str().unwrap_or("").to_string()))
+            .collect(),
+        remote,
+        body,
+    };
+    let out = tokio::task::spawn_blocking(move || routes::route(&ctx, &input))
+        .await
+        .unwrap_or_else(|_| routes::Out {
+            status: 500,
+            content_type: "text/plain; charset=utf-8",
+            body: b"the page failed; see slm dashboard's standard error".to_vec(),
+            headers: Vec::new(),
+        });
+    let mut resp = hyper::Response::builder().status(out.status);
+    for (k, v) in out.all_headers() {
+        resp = resp.header(k, v);
+    }
+    Ok(resp
+        .body(http_body_util::Full::new(bytes::Bytes::from(out.body)))
+        .unwrap_or_default())
 }
 
 /// Ask the desktop to open `url` (`xdg-open`, or `open` on macOS); a failure only means the

@@ -9,8 +9,6 @@ use crate::store::ListFilter;
 use crate::store::views::{SavedView, ViewFilters};
 use crate::{Error, Result};
 use maud::Markup;
-use std::io::Read;
-use tiny_http::{Header, Method, Request, Response};
 
 /// Served with every response: nothing but this server's own script and style, no frames,
 /// no referrer to other sites, nothing cached (pages hold memories).
@@ -30,12 +28,34 @@ const SECURITY_HEADERS: &[(&str, &str)] = &[
 const CSS: &str = include_str!("../../assets/dashboard.css");
 const JS: &str = include_str!("../../assets/dashboard.js");
 
+/// A request as the pages read it (the server, `super::serve`, fills it from HTTP).
+pub struct In {
+    pub method: String,
+    /// Path and query, as sent.
+    pub target: String,
+    /// Header names in lower case.
+    pub headers: Vec<(String, String)>,
+    pub remote: std::net::SocketAddr,
+    /// The body; `None` when it was larger than [`MAX_BODY`] (not read past that).
+    pub body: Option<Vec<u8>>,
+}
+
 /// A response before it is sent.
-struct Out {
-    status: u16,
-    content_type: &'static str,
-    body: Vec<u8>,
-    headers: Vec<(&'static str, String)>,
+pub struct Out {
+    pub status: u16,
+    pub content_type: &'static str,
+    pub body: Vec<u8>,
+    pub headers: Vec<(&'static str, String)>,
+}
+
+impl Out {
+    /// Every header of the response: its own, its type, and [`SECURITY_HEADERS`].
+    pub fn all_headers(&self) -> Vec<(&str, &str)> {
+        let mut h = vec![("Content-Type", self.content_type)];
+        h.extend(SECURITY_HEADERS.iter().copied());
+        h.extend(self.headers.iter().map(|(k, v)| (*k, v.as_str())));
+        h
+    }
 }
 
 fn page(status: u16, m: Markup) -> Out {
@@ -96,32 +116,14 @@ impl Params {
     }
 }
 
-fn header<'a>(req: &'a Request, name: &'static str) -> Option<&'a str> {
-    req.headers()
+fn header<'a>(req: &'a In, name: &str) -> Option<&'a str> {
+    req.headers
         .iter()
-        .find(|h| h.field.equiv(name))
-        .map(|h| h.value.as_str())
+        .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
 }
 
-pub fn handle(ctx: &Ctx, mut req: Request) {
-    let out = route(ctx, &mut req);
-    let mut resp = Response::from_data(out.body).with_status_code(out.status);
-    let mut add = |k: &str, v: &str| {
-        if let Ok(h) = Header::from_bytes(k.as_bytes(), v.as_bytes()) {
-            resp.add_header(h);
-        }
-    };
-    add("Content-Type", out.content_type);
-    for (k, v) in SECURITY_HEADERS {
-        add(k, v);
-    }
-    for (k, v) in &out.headers {
-        add(k, v);
-    }
-    let _ = req.respond(resp);
-}
-
-fn signed_in(ctx: &Ctx, req: &Request) -> bool {
+fn signed_in(ctx: &Ctx, req: &In) -> bool {
     let bearer = header(req, "X-SLM-Token").or_else(|| {
         let v = header(req, "Authorization")?.trim_start();
         let (scheme, rest) = v.split_once([' ', '\t'])?;
@@ -143,7 +145,7 @@ fn signed_in_now(ctx: &Ctx) -> Out {
 
 /// A write must come from the dashboard's own page: a cross-site `Origin` is refused, and
 /// the form must carry the CSRF value.
-fn same_origin(req: &Request) -> bool {
+fn same_origin(req: &In) -> bool {
     match (header(req, "Origin"), header(req, "Host")) {
         (None, _) => true,
         (Some(o), Some(host)) => {
@@ -155,43 +157,33 @@ fn same_origin(req: &Request) -> bool {
     }
 }
 
-fn read_body(req: &mut Request) -> std::result::Result<String, Out> {
-    if req.body_length().is_some_and(|n| n > MAX_BODY) {
+fn read_body(req: &In) -> std::result::Result<String, Out> {
+    let Some(body) = &req.body else {
         return Err(page(
             413,
             pages::error(413, &format!("the request is larger than {MAX_BODY} bytes")),
         ));
-    }
-    let mut body = Vec::new();
-    let read = req
-        .as_reader()
-        .take(MAX_BODY as u64 + 1)
-        .read_to_end(&mut body);
-    if read.is_err() || body.len() > MAX_BODY {
-        return Err(page(
-            413,
-            pages::error(413, &format!("the request is larger than {MAX_BODY} bytes")),
-        ));
-    }
-    String::from_utf8(body).map_err(|_| page(400, pages::error(400, "the form is not UTF-8")))
+    };
+    String::from_utf8(body.clone())
+        .map_err(|_| page(400, pages::error(400, "the form is not UTF-8")))
 }
 
-fn route(ctx: &Ctx, req: &mut Request) -> Out {
-    if !ctx.allow_remote && !req.remote_addr().is_some_and(|a| a.ip().is_loopback()) {
+pub fn route(ctx: &Ctx, req: &In) -> Out {
+    if !ctx.allow_remote && !req.remote.ip().is_loopback() {
         return page(
             403,
             pages::error(403, "the dashboard answers this machine only"),
         );
     }
-    let url = req.url().to_string();
-    let (path, query) = url.split_once('?').unwrap_or((&url, ""));
+    let url = req.target.as_str();
+    let (path, query) = url.split_once('?').unwrap_or((url, ""));
     let params = match Params::parse(query) {
         Ok(p) => p,
         Err(e) => return error_page(&e),
     };
-    let method = req.method().clone();
-    match (&method, path) {
-        (Method::Get, "/assets/dashboard.css") => {
+    let method = req.method.as_str();
+    match (method, path) {
+        ("GET", "/assets/dashboard.css") => {
             return Out {
                 status: 200,
                 content_type: "text/css; charset=utf-8",
@@ -199,7 +191,7 @@ fn route(ctx: &Ctx, req: &mut Request) -> Out {
                 headers: Vec::new(),
             };
         }
-        (Method::Get, "/assets/dashboard.js") => {
+        ("GET", "/assets/dashboard.js") => {
             return Out {
                 status: 200,
                 content_type: "text/javascript; charset=utf-8",
@@ -207,7 +199,7 @@ fn route(ctx: &Ctx, req: &mut Request) -> Out {
                 headers: Vec::new(),
             };
         }
-        (Method::Get, "/") => {
+        ("GET", "/") => {
             let token = params.get("token");
             let code = params.get("login");
             if (!token.is_empty() && ctx.keys.token_ok(token))
@@ -229,8 +221,8 @@ fn route(ctx: &Ctx, req: &mut Request) -> Out {
                 "/login"
             });
         }
-        (Method::Get, "/login") => return page(200, pages::login(None)),
-        (Method::Post, "/login") => {
+        ("GET", "/login") => return page(200, pages::login(None)),
+        ("POST", "/login") => {
             let form = match read_body(req).map(|b| Params::parse(&b)) {
                 Ok(Ok(f)) => f,
                 Ok(Err(e)) => return error_page(&e),
@@ -244,7 +236,7 @@ fn route(ctx: &Ctx, req: &mut Request) -> Out {
         _ => {}
     }
     if !signed_in(ctx, req) {
-        return if method == Method::Get {
+        return if method == "GET" {
             redirect("/login")
         } else {
             page(401, pages::login(Some("Sign in first.")))
@@ -252,8 +244,8 @@ fn route(ctx: &Ctx, req: &mut Request) -> Out {
     }
     let csrf = ctx.keys.csrf().to_string();
     match method {
-        Method::Get => get(ctx, path, &params, &csrf),
-        Method::Post => {
+        "GET" => get(ctx, path, &params, &csrf),
+        "POST" => {
             let form = match read_body(req).map(|b| Params::parse(&b)) {
                 Ok(Ok(f)) => f,
                 Ok(Err(e)) => return error_page(&e),

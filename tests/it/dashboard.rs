@@ -404,3 +404,30 @@ fn a_dashboard_search_answers_as_slm_recall_does_and_a_saved_view_reruns_it() {
     assert_eq!(status, 200);
     assert!(st.contains("Not running"));
 }
+
+#[test]
+fn an_oversized_head_or_body_is_refused_unread() {
+    let env = env();
+    env.run(&["remember", "Maria owns the billing service"]);
+    let d = start(&env);
+    // A head of a megabyte: 431, and the server is not left holding it.
+    let mut s = TcpStream::connect(&d.addr).unwrap();
+    let _ = s.write_all(b"GET /memories HTTP/1.1\r\nHost: x\r\nX-Big: ");
+    let _ = s.write_all(&vec![b'a'; 1 << 20]);
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let head = String::from_utf8_lossy(&out);
+    assert!(head.starts_with("HTTP/1.1 431"), "{head}");
+    // A body over the cap: 413, nothing changed.
+    let cookie = sign_in(&env, &d);
+    let h = [("Cookie", cookie.as_str())];
+    let big = format!("text={}", "a".repeat(300_000));
+    let (status, _, _) = http(&d, "POST", "/memories/1/edit", &h, &big);
+    assert_eq!(status, 413);
+    assert_eq!(
+        env.json(&["show", "1"])["memory"]["text"],
+        "Maria owns the billing service"
+    );
+    // And it still answers.
+    assert_eq!(http(&d, "GET", "/memories", &h, "").0, 200);
+}
