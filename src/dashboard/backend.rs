@@ -40,6 +40,15 @@ impl Backend {
         &self.front.profile
     }
 
+    /// The same front for another profile (`None`: this one).
+    pub fn for_profile(&self, profile: Option<&str>) -> Backend {
+        let mut front = self.front.clone();
+        if let Some(p) = profile {
+            front.profile = p.to_string();
+        }
+        Backend { front }
+    }
+
     /// Run `op` as the CLI would: a question waits for a loading worker within its bound and
     /// is then answered cold, labelled warming (a person reads the label).
     fn run(&self, op: Op) -> Result<Value> {

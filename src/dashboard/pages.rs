@@ -71,6 +71,8 @@ fn s<'a>(v: &'a Value, k: &str) -> &'a str {
 
 /// What the search form and a saved view were given.
 pub struct SearchForm<'a> {
+    /// The profile the page shows (kept in a cookie once chosen).
+    pub profile: &'a str,
     pub q: &'a str,
     pub weak: bool,
     pub kind: &'a str,
@@ -91,6 +93,7 @@ fn search_form(f: &SearchForm, csrf: &str) -> Markup {
                     option value="" { "any" }
                     @for k in crate::memory::Kind::ALL { option value=(k.as_str()) selected[f.kind == k.as_str()] { (k.as_str()) } }
                 } }
+                label { "Profile " input name="profile" value=(f.profile) size="12"; }
                 label { "Tag " input name="tag" value=(f.tag); }
                 label { "Scope " select name="scope" {
                     option value="" { "any" }

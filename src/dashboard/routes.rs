@@ -2,7 +2,7 @@
 //! cookie; CSRF and origin for writes), and one handler per page.
 
 use super::auth::{COOKIE, cookie_value};
-use super::backend::{Search, kind_of, scope_of};
+use super::backend::{Backend, Search, kind_of, scope_of};
 use super::{Ctx, MAX_BODY, lab, pages};
 use crate::memory::MemoryPatch;
 use crate::store::ListFilter;
@@ -24,6 +24,9 @@ const SECURITY_HEADERS: &[(&str, &str)] = &[
     ("Referrer-Policy", "same-origin"),
     ("Cache-Control", "no-store"),
 ];
+
+/// The cookie that keeps the profile chosen in the Memories filter.
+const PROFILE_COOKIE: &str = "slm_profile";
 
 const CSS: &str = include_str!("../../assets/dashboard.css");
 const JS: &str = include_str!("../../assets/dashboard.js");
@@ -243,8 +246,22 @@ pub fn route(ctx: &Ctx, req: &In) -> Out {
         };
     }
     let csrf = ctx.keys.csrf().to_string();
-    match method {
-        "GET" => get(ctx, path, &params, &csrf),
+    // The profile: `profile=` in the address (the Memories filter) chooses it and a cookie
+    // keeps it for the next pages; without either, the one `slm dashboard` runs for.
+    let chosen = match params.get("profile") {
+        "" => None,
+        p => match crate::memory::parse_profile(p) {
+            Ok(p) => Some(p),
+            Err(why) => return page(400, pages::error(400, &why)),
+        },
+    };
+    let kept = header(req, "Cookie")
+        .and_then(|c| cookie_value(c, PROFILE_COOKIE))
+        .and_then(|v| crate::http::decode(v).ok())
+        .and_then(|v| crate::memory::parse_profile(&v).ok());
+    let backend = ctx.backend.for_profile(chosen.clone().or(kept).as_deref());
+    let mut out = match method {
+        "GET" => get(&backend, path, &params, &csrf),
         "POST" => {
             let form = match read_body(req).map(|b| Params::parse(&b)) {
                 Ok(Ok(f)) => f,
@@ -260,10 +277,20 @@ pub fn route(ctx: &Ctx, req: &In) -> Out {
                     ),
                 );
             }
-            post(ctx, path, &form, &csrf)
+            post(&backend, path, &form, &csrf)
         }
         _ => page(405, pages::error(405, "only GET and POST are served")),
+    };
+    if let Some(p) = chosen {
+        out.headers.push((
+            "Set-Cookie",
+            format!(
+                "{PROFILE_COOKIE}={}; Path=/; HttpOnly; SameSite=Strict",
+                pages::urlencode(&p)
+            ),
+        ));
     }
+    out
 }
 
 fn opt(s: &str) -> Option<String> {
@@ -276,11 +303,11 @@ fn memory_id(path: &str) -> Option<(i64, &str)> {
     Some((id.parse().ok()?, action))
 }
 
-fn get(ctx: &Ctx, path: &str, p: &Params, csrf: &str) -> Out {
-    let b = &ctx.backend;
+fn get(b: &Backend, path: &str, p: &Params, csrf: &str) -> Out {
     match path {
         "/memories" => {
             let f = pages::SearchForm {
+                profile: b.profile(),
                 q: p.get("q"),
                 weak: p.flag("weak"),
                 kind: p.get("kind"),
@@ -409,8 +436,7 @@ fn list_filter(f: &pages::SearchForm) -> Result<ListFilter> {
     })
 }
 
-fn post(ctx: &Ctx, path: &str, f: &Params, csrf: &str) -> Out {
-    let b = &ctx.backend;
+fn post(b: &Backend, path: &str, f: &Params, csrf: &str) -> Out {
     match path {
         "/views" => {
             let view = SavedView {

@@ -431,3 +431,58 @@ fn an_oversized_head_or_body_is_refused_unread() {
     // And it still answers.
     assert_eq!(http(&d, "GET", "/memories", &h, "").0, 200);
 }
+
+#[test]
+fn the_profile_filter_shows_another_profile_and_is_kept_for_the_next_pages() {
+    let env = env();
+    env.run(&["remember", "Default profile: the office closes at six"]);
+    env.run(&[
+        "remember",
+        "Work profile: the release train leaves on Thursdays",
+        "--profile",
+        "work",
+    ]);
+    let d = start(&env);
+    let cookie = sign_in(&env, &d);
+    let (_, _, mine) = http(&d, "GET", "/memories", &[("Cookie", cookie.as_str())], "");
+    assert!(mine.contains("office closes") && !mine.contains("release train"));
+    let (status, head, work) = http(
+        &d,
+        "GET",
+        "/memories?profile=work",
+        &[("Cookie", cookie.as_str())],
+        "",
+    );
+    assert_eq!(status, 200);
+    assert!(work.contains("release train") && !work.contains("office closes"));
+    let kept = head
+        .lines()
+        .find(|l| l.starts_with("set-cookie: slm_profile="))
+        .expect("the choice is kept")
+        .trim_start_matches("set-cookie: ")
+        .split(';')
+        .next()
+        .unwrap()
+        .to_string();
+    // The next page (a search, here) is asked in the chosen profile.
+    let both = format!("{cookie}; {kept}");
+    let (_, _, found) = http(
+        &d,
+        "GET",
+        "/memories?q=when+does+the+release+train+leave",
+        &[("Cookie", both.as_str())],
+        "",
+    );
+    assert!(found.contains("release train"), "{found}");
+    assert_eq!(
+        http(
+            &d,
+            "GET",
+            "/memories?profile=%01",
+            &[("Cookie", cookie.as_str())],
+            ""
+        )
+        .0,
+        400
+    );
+}
