@@ -65,20 +65,12 @@ impl Backend {
             query: s.query.clone(),
             limit: SEARCH_LIMIT,
             depth: 1,
-            max_tokens: None,
             show_weak: s.show_weak,
-            agent: false,
-            include_related: false,
             explain: s.explain,
             window: s.window.clone(),
-            as_of: None,
-            known_as_of: None,
-            valid_at: None,
-            include_shared: false,
-            include_global: false,
             kind: s.kind.clone(),
-            budget_s: None,
             project: self.front.project.clone(),
+            ..Default::default()
         };
         let req = resolve::recall(&input, &self.front.profile)?;
         self.run(Op::Recall { req })

@@ -81,12 +81,7 @@ fn redirect(to: &str) -> Out {
 
 fn error_page(e: &Error) -> Out {
     let re = crate::error::RemoteError::from(e);
-    let status = match re.code.as_str() {
-        "USAGE" | "BAD_INPUT" => 400,
-        "NOT_FOUND" => 404,
-        "RECALL_BUSY" | "WRITE_BUSY" | "STORE_REPLACED" => 503,
-        _ => 500,
-    };
+    let status = crate::http::status_of(&re);
     let mut msg = re.message.clone();
     if let Some(s) = re.retry_after_s {
         msg.push_str(&format!(" Ask again in {s} s."));
@@ -160,15 +155,27 @@ fn same_origin(req: &In) -> bool {
     }
 }
 
-fn read_body(req: &In) -> std::result::Result<String, Out> {
+/// The form a POST carries, decoded; a body over [`MAX_BODY`] or not UTF-8 is answered here.
+fn form(req: &In) -> std::result::Result<Params, Out> {
     let Some(body) = &req.body else {
         return Err(page(
             413,
             pages::error(413, &format!("the request is larger than {MAX_BODY} bytes")),
         ));
     };
-    String::from_utf8(body.clone())
-        .map_err(|_| page(400, pages::error(400, "the form is not UTF-8")))
+    let body = std::str::from_utf8(body)
+        .map_err(|_| page(400, pages::error(400, "the form is not UTF-8")))?;
+    Params::parse(body).map_err(|e| error_page(&e))
+}
+
+/// One of the compiled-in assets.
+fn asset(content_type: &'static str, body: &'static str) -> Out {
+    Out {
+        status: 200,
+        content_type,
+        body: body.as_bytes().to_vec(),
+        headers: Vec::new(),
+    }
 }
 
 pub fn route(ctx: &Ctx, req: &In) -> Out {
@@ -186,22 +193,8 @@ pub fn route(ctx: &Ctx, req: &In) -> Out {
     };
     let method = req.method.as_str();
     match (method, path) {
-        ("GET", "/assets/dashboard.css") => {
-            return Out {
-                status: 200,
-                content_type: "text/css; charset=utf-8",
-                body: CSS.as_bytes().to_vec(),
-                headers: Vec::new(),
-            };
-        }
-        ("GET", "/assets/dashboard.js") => {
-            return Out {
-                status: 200,
-                content_type: "text/javascript; charset=utf-8",
-                body: JS.as_bytes().to_vec(),
-                headers: Vec::new(),
-            };
-        }
+        ("GET", "/assets/dashboard.css") => return asset("text/css; charset=utf-8", CSS),
+        ("GET", "/assets/dashboard.js") => return asset("text/javascript; charset=utf-8", JS),
         ("GET", "/") => {
             let token = params.get("token");
             let code = params.get("login");
@@ -226,9 +219,8 @@ pub fn route(ctx: &Ctx, req: &In) -> Out {
         }
         ("GET", "/login") => return page(200, pages::login(None)),
         ("POST", "/login") => {
-            let form = match read_body(req).map(|b| Params::parse(&b)) {
-                Ok(Ok(f)) => f,
-                Ok(Err(e)) => return error_page(&e),
+            let form = match form(req) {
+                Ok(f) => f,
                 Err(out) => return out,
             };
             if ctx.keys.token_ok(form.get("token")) {
@@ -263,9 +255,8 @@ pub fn route(ctx: &Ctx, req: &In) -> Out {
     let mut out = match method {
         "GET" => get(&backend, path, &params, &csrf),
         "POST" => {
-            let form = match read_body(req).map(|b| Params::parse(&b)) {
-                Ok(Ok(f)) => f,
-                Ok(Err(e)) => return error_page(&e),
+            let form = match form(req) {
+                Ok(f) => f,
                 Err(out) => return out,
             };
             if !same_origin(req) || !ctx.keys.csrf_ok(form.get("csrf")) {

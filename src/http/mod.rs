@@ -231,14 +231,19 @@ fn answer(front: &Front, token: &str, head: &wire::Head) -> (u16, Value, Option<
     }
 }
 
-fn error_response(e: &Error) -> (u16, Value, Option<u64>) {
-    let re = RemoteError::from(e);
-    let status = match re.code.as_str() {
+/// The HTTP status of an error slm answers with (also the dashboard's).
+pub(crate) fn status_of(e: &RemoteError) -> u16 {
+    match e.code.as_str() {
         "USAGE" | "BAD_INPUT" => 400,
         "RECALL_BUSY" | "WRITE_BUSY" | "STORE_REPLACED" => 503,
         "NOT_FOUND" => 404,
         _ => 500,
-    };
+    }
+}
+
+fn error_response(e: &Error) -> (u16, Value, Option<u64>) {
+    let re = RemoteError::from(e);
+    let status = status_of(&re);
     let retry = (status == 503).then(|| re.retry_after_s.unwrap_or(1));
     (status, json!({ "error": re }), retry)
 }

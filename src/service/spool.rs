@@ -163,6 +163,34 @@ pub fn drain(engine: &Engine, dir: &Path) -> Result<Drained> {
     Ok(out)
 }
 
+/// How often a worker looks at the spool without being told (captures a hook saved cold, or
+/// spooled while no worker ran). Chosen, not measured: a hook tells the worker at once; this
+/// only bounds how long a capture nobody announced waits.
+pub const SPOOL_LOOK: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The worker's spool thread: save the spool when `woken` (a hook wrote to it) and every
+/// [`SPOOL_LOOK`], until `stop` says so; `saved` runs after a drain that saved anything. A
+/// failed save (the store busy past its wait) is retried at the next wake or look; nothing
+/// leaves the spool until it is saved.
+pub fn keep_saving(
+    engine: &Engine,
+    woken: &crossbeam_channel::Receiver<()>,
+    stop: impl Fn() -> bool,
+    saved: impl Fn(),
+) {
+    let dir = spool_dir(&engine.paths);
+    while !stop() {
+        match drain(engine, &dir) {
+            Ok(d) if d.files > 0 => saved(),
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!("slm worker: saving the capture spool failed ({e}); retrying later")
+            }
+        }
+        let _ = woken.recv_timeout(SPOOL_LOOK);
+    }
+}
+
 /// An error that passes (the store busy, a disk or lock problem): the capture waits.
 fn passing(e: &Error) -> bool {
     !matches!(e, Error::Input(_) | Error::Usage(_))

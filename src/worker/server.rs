@@ -84,11 +84,6 @@ pub const IDLE_CHECK: Duration = Duration::from_millis(500);
 /// background work takes at most about half the model's time while there is a backlog.
 pub const BACKGROUND_PAUSE: Duration = Duration::from_millis(500);
 
-/// How often the worker looks at the capture spool without being told (captures a hook
-/// saved cold, or spooled while no worker ran). Chosen, not measured: a hook tells the
-/// worker at once; this only bounds how long a capture nobody announced waits.
-pub const SPOOL_LOOK: Duration = Duration::from_secs(5);
-
 /// What `slm worker status` shows.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Status {
@@ -132,7 +127,7 @@ struct Worker {
     stopping: AtomicBool,
     /// Requests being answered (a shutdown waits for them).
     active: AtomicUsize,
-    /// Wakes the thread that saves the capture spool ([`save_spool`]).
+    /// Wakes the thread that saves the capture spool (`service::spool::keep_saving`).
     spool_wake: crossbeam_channel::Sender<()>,
 }
 
@@ -314,7 +309,14 @@ pub fn run(paths: Paths) -> Result<()> {
     }
     {
         let w = w.clone();
-        std::thread::spawn(move || save_spool(&w, &spool_woken));
+        std::thread::spawn(move || {
+            service::spool::keep_saving(
+                &w.engine,
+                &spool_woken,
+                || w.stopping.load(Ordering::SeqCst) || w.engine.store_replaced(),
+                || w.questions.invalidate(),
+            )
+        });
     }
     {
         let w = w.clone();
@@ -555,26 +557,6 @@ fn watch_idle(w: &Arc<Worker>) {
             shutdown(w);
             return;
         }
-    }
-}
-
-/// Saves the capture spool when a hook says it wrote to it, and every [`SPOOL_LOOK`] for
-/// captures spooled while no worker ran. A failed save (the store busy past its wait) is
-/// retried at the next wake or look; nothing is taken out of the spool until it is saved.
-fn save_spool(w: &Arc<Worker>, woken: &crossbeam_channel::Receiver<()>) {
-    let dir = crate::service::spool::spool_dir(&w.engine.paths);
-    loop {
-        if w.stopping.load(Ordering::SeqCst) || w.engine.store_replaced() {
-            return;
-        }
-        match crate::service::spool::drain(&w.engine, &dir) {
-            Ok(d) if d.files > 0 => w.questions.invalidate(),
-            Ok(_) => {}
-            Err(e) => {
-                eprintln!("slm worker: saving the capture spool failed ({e}); retrying later")
-            }
-        }
-        let _ = woken.recv_timeout(SPOOL_LOOK);
     }
 }
 
