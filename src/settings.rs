@@ -61,6 +61,11 @@ pub struct ModelSettings {
     pub dir: Option<PathBuf>,
     /// The ONNX Runtime shared library to load.
     pub runtime: Option<PathBuf>,
+    /// Which encoder embeds questions: `fast` (the small query encoder setup installs, when
+    /// it pairs with the memory model; the default) or `full` (the memory model itself).
+    /// `SLM_QUERY_ENCODER` overrides it (`embed::query`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]

@@ -41,6 +41,20 @@ fn timed(
     jobs: &[Vec<String>],
     concurrency: usize,
 ) -> Result<Vec<f64>> {
+    Ok(timed_answers(exe, home, run, jobs, concurrency)?
+        .into_iter()
+        .map(|(ms, _)| ms)
+        .collect())
+}
+
+/// [`timed`] with each command's JSON answer (null when it printed none).
+fn timed_answers(
+    exe: &std::path::Path,
+    home: &std::path::Path,
+    run: &std::path::Path,
+    jobs: &[Vec<String>],
+    concurrency: usize,
+) -> Result<Vec<(f64, Value)>> {
     let out = std::sync::Mutex::new(Vec::new());
     let failed = std::sync::Mutex::new(None);
     each_concurrently(jobs.len(), concurrency, |i| {
@@ -48,7 +62,10 @@ fn timed(
         let o = slm(exe, home, run).args(&jobs[i]).output();
         let ms = t.elapsed().as_secs_f64() * 1000.0;
         match o {
-            Ok(o) if o.status.success() => out.lock().expect("lock").push(ms),
+            Ok(o) if o.status.success() => out
+                .lock()
+                .expect("lock")
+                .push((ms, serde_json::from_slice(&o.stdout).unwrap_or(Value::Null))),
             Ok(o) => {
                 *failed.lock().expect("lock") = Some(format!(
                     "slm {} exited {}: {}",
@@ -222,6 +239,15 @@ fn judge_cost(
     }))
 }
 
+/// The query embedding's own time of each answer that made one (`timing_ms`
+/// `channel.embed`; a cached embedding is left out by the worker's cache, not here).
+fn embed_times(answers: &[(f64, Value)]) -> Vec<f64> {
+    answers
+        .iter()
+        .filter_map(|(_, v)| v["timing_ms"]["channel.embed"].as_f64())
+        .collect()
+}
+
 fn summary(mut v: Vec<f64>) -> Value {
     json!({ "n": v.len(), "p50": pct(&mut v, 0.5), "p90": pct(&mut v, 0.9), "p99": pct(&mut v, 0.99) })
 }
@@ -274,11 +300,19 @@ pub fn run(a: BenchRecallArgs, style: Style) -> Result<i32> {
             j
         })
         .collect();
-    let cold = summary(timed(&exe, &home, &run, &cold_jobs, 1)?);
+    let cold_answers = timed_answers(&exe, &home, &run, &cold_jobs, 1)?;
+    let cold_vectors = cold_answers
+        .iter()
+        .filter(|(_, v)| v["channel_status"]["semantic"]["status"] == "ok")
+        .count();
+    let cold_embed = summary(embed_times(&cold_answers));
+    let cold = summary(cold_answers.iter().map(|(ms, _)| *ms).collect());
     human.push_str(&format!(
-        "cold path (--no-worker, keyword-only): p50 {:.1} ms, p90 {:.1} ms\n",
+        "cold path (--no-worker): p50 {:.1} ms, p90 {:.1} ms; vector search ran in {cold_vectors}/{}; its query embedding p50 {:.1} ms\n",
         cold["p50"].as_f64().unwrap_or(0.0),
-        cold["p90"].as_f64().unwrap_or(0.0)
+        cold["p90"].as_f64().unwrap_or(0.0),
+        cold_answers.len(),
+        cold_embed["p50"].as_f64().unwrap_or(0.0),
     ));
     // Start the worker and warm it (a few questions outside the measured slices).
     let t = Instant::now();
@@ -296,19 +330,22 @@ pub fn run(a: BenchRecallArgs, style: Style) -> Result<i32> {
     let mut rows = Vec::new();
     for (i, &c) in levels.iter().enumerate() {
         let wall = Instant::now();
-        let v = timed(&exe, &home, &run, &slice(i + 1), c)?;
+        let answers = timed_answers(&exe, &home, &run, &slice(i + 1), c)?;
         let wall_s = wall.elapsed().as_secs_f64();
-        let s = summary(v);
+        let embed = summary(embed_times(&answers));
+        let s = summary(answers.iter().map(|(ms, _)| *ms).collect());
         human.push_str(&format!(
-            "warm worker, {c} concurrent caller{}: end to end p50 {:.1} ms, p90 {:.1} ms, p99 {:.1} ms; {:.1} recalls/s\n",
+            "warm worker, {c} concurrent caller{}: end to end p50 {:.1} ms, p90 {:.1} ms, p99 {:.1} ms; {:.1} recalls/s; query embedding p50 {:.1} ms\n",
             if c == 1 { "" } else { "s" },
             s["p50"].as_f64().unwrap_or(0.0),
             s["p90"].as_f64().unwrap_or(0.0),
             s["p99"].as_f64().unwrap_or(0.0),
-            per as f64 / wall_s
+            per as f64 / wall_s,
+            embed["p50"].as_f64().unwrap_or(0.0),
         ));
         rows.push(
-            json!({ "concurrency": c, "end_to_end_ms": s, "recalls_per_s": per as f64 / wall_s }),
+            json!({ "concurrency": c, "end_to_end_ms": s, "recalls_per_s": per as f64 / wall_s,
+                    "query_embedding_ms": embed }),
         );
     }
     let rss = status_mb_of(&pid.to_string(), "VmRSS");
@@ -376,6 +413,8 @@ pub fn run(a: BenchRecallArgs, style: Style) -> Result<i32> {
         "questions_per_run": per,
         "process_start_ms": floor,
         "cold_ms": cold,
+        "cold_vector_search": cold_vectors,
+        "cold_query_embedding_ms": cold_embed,
         "worker_start_ms": start_ms,
         "warm": rows,
         "worker_rss_mb": rss,

@@ -121,6 +121,7 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
         None => (json!(engine.model_status()), json!(null)),
     };
     let reader = reader_health(&engine);
+    let query_encoder = query_encoder_health(&engine);
     let ok = engine.embedder().is_some() && bm25.usable() && integrity == "ok" && writes_ok;
     let worker = crate::worker::client::status(&engine.paths).ok().flatten();
     let vector_count = engine.with_vectors(|v| v.map(|v| v.len()))?;
@@ -137,6 +138,7 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
         "model": model,
         "probe_embedding": probe,
         "reader": reader,
+        "query_encoder": query_encoder,
         "worker": worker,
     });
     emit(style, "doctor", body.clone(), || {
@@ -230,6 +232,9 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
                 ));
             }
         }
+        if engine.embedder().is_some() {
+            s.push_str(&query_encoder_line(&query_encoder, &mark));
+        }
         s.push_str(&match reader["state"].as_str() {
             Some("ready") => format!(
                 "{}reader     {} ({}; the answer check's judge)\n",
@@ -308,5 +313,52 @@ fn reader_health(engine: &crate::engine::Engine) -> serde_json::Value {
         _ => {
             json!({ "state": "unavailable", "detail": "it did not finish loading within 30 s", "dir": dir, "fix": fix })
         }
+    }
+}
+
+/// What encodes questions: the fast query encoder (its id, licence, the memory model it pairs
+/// with), or the memory model and why.
+fn query_encoder_health(engine: &crate::engine::Engine) -> serde_json::Value {
+    let Some(e) = engine.embedder() else {
+        return json!(null);
+    };
+    let dir = crate::embed::query::locate(&engine.paths);
+    match (e.query_encoder(), engine.query_status()) {
+        (Some(id), _) => {
+            let m = crate::embed::Manifest::read(&dir).unwrap_or_default();
+            json!({ "state": "fast", "id": id, "pairs_with": e.id(), "dir": dir.display().to_string(),
+                    "licence": m.license })
+        }
+        (None, Some(why)) => json!({ "state": why.state, "detail": why.detail, "fix": why.fix,
+                                     "dir": dir.display().to_string() }),
+        (None, None) => {
+            json!({ "state": "full", "detail": "questions go through the memory model" })
+        }
+    }
+}
+
+fn query_encoder_line(q: &serde_json::Value, mark: &dyn Fn(bool) -> String) -> String {
+    let text = |k: &str| q[k].as_str().unwrap_or_default().to_string();
+    match q["state"].as_str() {
+        Some("fast") => format!(
+            "{}questions  {} (the fast query encoder; pairs with {}; licence: {})\n",
+            mark(true),
+            text("id"),
+            text("pairs_with"),
+            q["licence"].as_str().unwrap_or("see its model directory")
+        ),
+        // Chosen in settings: nothing to fix.
+        Some("full") | Some("none") | None => {
+            format!("{}questions  {}\n", mark(true), text("detail"))
+        }
+        Some(_) => format!(
+            "{}questions  through the memory model: {}{}\n",
+            mark(false),
+            text("detail"),
+            q["fix"]
+                .as_str()
+                .map(|f| format!("; fix: {f}"))
+                .unwrap_or_default()
+        ),
     }
 }

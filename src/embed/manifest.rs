@@ -47,6 +47,9 @@ pub struct Manifest {
     /// The answer check's cosine (question with `answer_prompt`, best sentence of a memory)
     /// at which the judge says "answers", measured with `slm eval locomo` for this model.
     pub answer_at: Option<f64>,
+    /// A query encoder's memory model (`embed::query`): the id of the model whose stored
+    /// vectors its questions are searched among. Only the fast query encoder has one.
+    pub pairs_with: Option<String>,
 }
 
 /// Multipliers on the reference system's channel weights (`recall::classify`), one per

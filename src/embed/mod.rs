@@ -10,6 +10,7 @@
 pub mod graph;
 pub mod manifest;
 pub mod onnx;
+pub mod query;
 pub mod reader;
 pub mod reranker;
 pub mod shared_run;
@@ -141,6 +142,20 @@ pub trait Embedder: Send + Sync {
     }
     /// Count tokens the way this model's tokenizer does (for token budgets).
     fn count_tokens(&self, text: &str) -> usize;
+    /// Whether it embeds stored texts: false for the cold path's fast query encoder alone
+    /// ([`query::QueryOnly`]), which leaves them to the worker's memory model.
+    fn embeds_documents(&self) -> bool {
+        true
+    }
+    /// The id of the encoder that embeds questions when it is not this model itself
+    /// ([`query`]); None when questions go through the memory model.
+    fn query_encoder(&self) -> Option<&str> {
+        None
+    }
+    /// The memory model and the fast query encoder as a pair, to switch between them.
+    fn as_paired(&self) -> Option<&query::Paired> {
+        None
+    }
 }
 
 /// Cosine similarity of two vectors (unit length or not).
@@ -248,6 +263,12 @@ impl Embedder for HashDocsEmbedder {
     fn count_tokens(&self, text: &str) -> usize {
         self.real.count_tokens(text)
     }
+    fn query_encoder(&self) -> Option<&str> {
+        self.real.query_encoder()
+    }
+    fn as_paired(&self) -> Option<&query::Paired> {
+        self.real.as_paired()
+    }
 }
 
 fn fnv(b: &[u8]) -> u64 {
@@ -314,19 +335,39 @@ pub fn load(
     paths: &crate::paths::Paths,
     settings: &crate::settings::Settings,
 ) -> std::result::Result<Box<dyn Embedder>, ModelStatus> {
+    load_paired(paths, settings).map(|(e, _)| e)
+}
+
+/// [`load`], with questions through the fast query encoder when it pairs with the memory model
+/// ([`query::Paired`]), or why not. The stand-in pairs with nothing; `hash-docs` pairs its real
+/// model, so a speed bench at scale measures the questions' real encoder.
+pub fn load_paired(
+    paths: &crate::paths::Paths,
+    settings: &crate::settings::Settings,
+) -> std::result::Result<(Box<dyn Embedder>, Option<query::NotUsed>), ModelStatus> {
     let stand_in = std::env::var(EMBEDDER_ENV).unwrap_or_default();
     if stand_in == "hash" {
-        return Ok(Box::new(HashEmbedder));
+        return Ok((Box::new(HashEmbedder), None));
     }
     let (model_dir, runtime) = onnx::locate(paths, settings);
+    let memory = load_model(&model_dir, &runtime)?;
+    let (real, why) = match query::load(paths, settings, memory.id(), &runtime) {
+        Ok(fast) => (
+            Box::new(query::Paired::new(memory, Box::new(fast))) as Box<dyn Embedder>,
+            None,
+        ),
+        Err(why) => (memory, Some(why)),
+    };
     if stand_in == "hash-docs" {
-        let real = load_model(&model_dir, &runtime)?;
-        return Ok(Box::new(HashDocsEmbedder {
-            id: format!("hash-docs-{}", real.dim()),
-            real,
-        }));
+        return Ok((
+            Box::new(HashDocsEmbedder {
+                id: format!("hash-docs-{}", real.dim()),
+                real,
+            }),
+            why,
+        ));
     }
-    load_model(&model_dir, &runtime)
+    Ok((real, why))
 }
 
 fn load_model(

@@ -62,7 +62,7 @@ impl Engine {
         }
         self.close_bm25_writer();
         drop(lease);
-        if self.embedder.is_some() && embed == Embed::Now {
+        if self.memory_model().is_some() && embed == Embed::Now {
             let fresh: Vec<i64> = results
                 .iter()
                 .filter(|r| !r.existed)

@@ -42,7 +42,7 @@ impl Engine {
 
     /// Model time: each memory's text and its vector. Writes nothing, needs no lease.
     fn compute_vectors(&self, ids: &[i64]) -> Result<Vec<(i64, String, Vec<f32>)>> {
-        let Some(e) = &self.embedder else {
+        let Some(e) = self.memory_model() else {
             return Ok(Vec::new());
         };
         if ids.is_empty() {
@@ -99,7 +99,7 @@ impl Engine {
         limit: usize,
         pb: Option<&indicatif::ProgressBar>,
     ) -> Result<usize> {
-        let Some(e) = &self.embedder else {
+        let Some(e) = self.memory_model() else {
             return Ok(0);
         };
         drain(limit, pb, |room| {
@@ -113,7 +113,7 @@ impl Engine {
     /// model runs outside it, each batch's vectors are stored under it
     /// ([`Engine::embed_ids_unleased`]).
     pub(super) fn embed_backlog_unleased(&self, limit: usize) -> Result<usize> {
-        let Some(e) = &self.embedder else {
+        let Some(e) = self.memory_model() else {
             return Ok(0);
         };
         drain(limit, None, |room| {
@@ -150,7 +150,7 @@ impl Engine {
         pb: Option<&indicatif::ProgressBar>,
         take_lease: bool,
     ) -> Result<usize> {
-        let Some(e) = &self.embedder else {
+        let Some(e) = self.memory_model() else {
             return Ok(0);
         };
         drain(limit, pb, |room| {

@@ -33,6 +33,7 @@ mod baselines;
 mod embedding;
 mod feedback;
 mod fence;
+mod models;
 mod open_index;
 mod reads;
 mod sync;
@@ -54,10 +55,16 @@ const META_LOCK: &str = "the meta cache lock";
 const BM25_HEALTH_LOCK: &str = "the keyword index health lock";
 const VECTOR_HEALTH_LOCK: &str = "the vector index health lock";
 
-/// Whether to load the embedding model when opening.
+/// Which models to load when opening.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ModelMode {
+    /// The memory model (and the fast query encoder beside it, when it pairs), the reader.
     Load,
+    /// Only the fast query encoder (the cold path: ~0.1 s instead of the memory model's
+    /// ~0.8 s): questions are searched among the stored vectors, stored texts wait for the
+    /// worker. Without an encoder that pairs, the same as `Skip`.
+    Query,
+    /// No model: keyword search only.
     Skip,
 }
 
@@ -135,6 +142,8 @@ pub struct Engine {
     vector_health: Mutex<IndexHealth>,
     embedder: Option<Arc<dyn Embedder>>,
     model_status: Option<ModelStatus>,
+    /// Why questions do not go through the fast query encoder, when they do not.
+    query_status: Option<embed::query::NotUsed>,
     meta: RwLock<MetaMap>,
     query_vecs: Mutex<HashMap<String, Vec<f32>>>,
     baseline_sample: RwLock<Option<Arc<Vec<Vec<f32>>>>>,
@@ -218,13 +227,7 @@ impl Engine {
             crate::store::make_private(&paths.data, &paths.private_files());
         }
         let store_id = store.store_id()?;
-        let (embedder, model_status) = match opts.model {
-            ModelMode::Skip => (None, None),
-            ModelMode::Load => match embed::load(&paths, &settings) {
-                Ok(e) => (Some(Arc::from(e)), None),
-                Err(status) => (None, Some(status)),
-            },
-        };
+        let (embedder, model_status, query_status) = models::load(&paths, &settings, opts.model);
         let settings_for_rerank = settings.clone();
         let runtime_for_rerank = embed::onnx::locate(&paths, &settings).1;
         let lease = if read_only.is_some() {
@@ -253,7 +256,7 @@ impl Engine {
             ModelMode::Load => {
                 embed::reader::start(&paths, &settings_for_rerank, runtime_for_rerank.clone())
             }
-            ModelMode::Skip => None,
+            ModelMode::Query | ModelMode::Skip => None,
         };
         let store_file = store.file_id();
         let engine = Engine {
@@ -268,6 +271,7 @@ impl Engine {
             vector_health: Mutex::new(IndexHealth::Unavailable("no embedding model loaded".into())),
             embedder,
             model_status,
+            query_status,
             meta: RwLock::new(meta.into()),
             query_vecs: Mutex::new(HashMap::new()),
             baseline_sample: RwLock::new(None),
@@ -292,8 +296,12 @@ impl Engine {
                 INLINE_BACKLOG_LIMIT
             };
             if lease.is_some() {
-                engine.embed_backlog(backlog)?;
-                engine.refresh_baselines(INLINE_BACKLOG_LIMIT)?;
+                // Only the fast query encoder (the cold path): stored texts and their
+                // baselines wait for the worker.
+                if engine.memory_model().is_some() {
+                    engine.embed_backlog(backlog)?;
+                    engine.refresh_baselines(INLINE_BACKLOG_LIMIT)?;
+                }
                 engine.save_vectors_on_open();
             }
         }

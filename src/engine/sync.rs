@@ -122,7 +122,7 @@ impl Engine {
     /// was much smaller, save the vector index when due. Returns how many memories it touched (0: nothing to do, or another process
     /// is writing).
     pub fn maintain(&self, batch: usize) -> Result<usize> {
-        if self.embedder.is_none() || self.read_only.is_some() {
+        if self.memory_model().is_none() || self.read_only.is_some() {
             return Ok(0);
         }
         if self.pending_embeddings()? == 0 && !self.baselines_stale()? && !self.passages_wait()? {
@@ -272,7 +272,7 @@ impl Engine {
         self.set_bm25_health(IndexHealth::Rebuilt("asked for".into()))?;
         drop(store);
         let mut embedded = 0;
-        if self.embedder.is_some() {
+        if self.memory_model().is_some() {
             let _ = std::fs::remove_file(self.paths.vectors_meta());
             self.open_vectors(true)?;
             // Each batch is committed: an interrupted reindex resumes where it stopped.

@@ -127,7 +127,7 @@ impl Engine {
         self.after_commit(
             || {
                 self.apply_changes()?;
-                if patch.text.is_some() && self.embedder.is_some() {
+                if patch.text.is_some() && self.memory_model().is_some() {
                     self.embed_ids(&[id])?;
                     self.save_vectors_if_due(false)?;
                 }

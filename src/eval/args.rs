@@ -26,6 +26,10 @@ pub struct EvalNotesArgs {
     /// The answer check for this run (answer_check.mode of the temporary store).
     #[arg(long, value_name = "MODE", value_parser = ["auto", "local", "off"], default_value = "auto")]
     pub answer_check: String,
+    /// Which encoder embeds the questions: fast (the small query encoder) or full (the memory
+    /// model); the default is what settings say.
+    #[arg(long, value_name = "ENCODER", value_parser = ["full", "fast"])]
+    pub query_encoder: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -84,6 +88,10 @@ pub struct EvalLocomoArgs {
     /// half is scored against off.
     #[arg(long, value_delimiter = ',', value_name = "MODES")]
     pub ranking: Vec<String>,
+    /// Which encoder embeds the questions, one run each on the same stores, side by side:
+    /// "full,fast" (the memory model; the small query encoder). Default: what settings say.
+    #[arg(long, value_delimiter = ',', value_name = "ENCODERS", value_parser = ["full", "fast"])]
+    pub query_encoder: Vec<String>,
 }
 
 #[derive(Debug, Args)]

@@ -20,6 +20,7 @@ pub mod report;
 pub mod variants;
 
 use crate::embed::manifest::FusionScale;
+use crate::embed::query::QueryMode;
 use crate::engine::{Engine, ModelMode, OpenOptions};
 use crate::memory::NewMemory;
 use crate::output::Style;
@@ -44,6 +45,25 @@ pub fn run(c: EvalCommand, style: Style) -> Result<i32> {
         EvalCommand::Pairs(a) => pairs::run(a, style),
         EvalCommand::Notes(a) => notes::run(a, style),
     }
+}
+
+/// Embed this run's questions with `mode` (None: as configured); an error when the fast
+/// encoder is asked for and not loaded, rather than a run that silently measures the other.
+pub fn set_query_mode(engine: &Engine, mode: Option<QueryMode>) -> Result<()> {
+    let mode = match mode {
+        Some(m) => m,
+        None => QueryMode::configured(&engine.settings)?,
+    };
+    if engine.set_query_mode(mode) {
+        return Ok(());
+    }
+    Err(Error::Input(format!(
+        "--query-encoder fast: the fast query encoder is not loaded ({})",
+        engine
+            .query_status()
+            .map(|w| w.detail.clone())
+            .unwrap_or_else(|| "no model".into())
+    )))
 }
 
 /// A throwaway store in a temporary directory, with the real model from the cache dir.
@@ -208,7 +228,22 @@ fn run_locomo(a: EvalLocomoArgs, style: Style) -> Result<i32> {
             Some(spec) => variants::parse_scale(spec)?,
             None => FusionScale::ONE,
         },
+        query: None,
     }];
+    // One run per questions' encoder, side by side on the same stores.
+    for (i, m) in a.query_encoder.iter().enumerate() {
+        let mode = QueryMode::parse(m)?;
+        let v = variants::Variant {
+            name: format!("query encoder: {m}"),
+            query: Some(mode),
+            ..variants[0].clone()
+        };
+        if i == 0 {
+            variants[0] = v;
+        } else {
+            variants.push(v);
+        }
+    }
     if a.ablate {
         variants.extend(variants::ablations(&variants[0].scale));
     }
@@ -240,6 +275,7 @@ fn run_locomo(a: EvalLocomoArgs, style: Style) -> Result<i32> {
         );
         for (vi, variant) in variants.iter().enumerate() {
             crate::recall::classify::set_eval_scale(Some(variant.scale));
+            set_query_mode(&store.engine, variant.query)?;
             for q in &conv.questions {
                 pb.inc(1);
                 let resolve = |ev: &[String], quirks: &mut Quirks| -> Vec<i64> {

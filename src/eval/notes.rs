@@ -90,6 +90,12 @@ pub fn run(a: EvalNotesArgs, style: Style) -> Result<i32> {
     let paths = Paths::at(dir.path(), &Paths::from_env().cache);
     let engine = Engine::open(paths, OpenOptions::model(ModelMode::Load))?;
     super::set_answer_check(dir.path(), &a.answer_check)?;
+    let query_mode = a
+        .query_encoder
+        .as_deref()
+        .map(crate::embed::query::QueryMode::parse)
+        .transpose()?;
+    super::set_query_mode(&engine, query_mode)?;
     // The reader is measured, not its start-up: wait for it to load.
     if let Some(slot) = engine.answer_reader() {
         crate::embed::reader::wait_loaded(slot, std::time::Duration::from_secs(60));
@@ -231,6 +237,7 @@ pub fn run(a: EvalNotesArgs, style: Style) -> Result<i32> {
     let body = serde_json::json!({
         "file": a.file.display().to_string(),
         "model": engine.embedder().map(|e| e.id().to_string()),
+        "query_encoder": engine.embedder().map(|e| e.query_encoder().unwrap_or(e.id()).to_string()),
         "notes": set.notes.len(),
         "answerable": answerable,
         "supported_and_first": share(supported_first, answerable),
@@ -248,12 +255,13 @@ pub fn run(a: EvalNotesArgs, style: Style) -> Result<i32> {
     });
     crate::output::emit(style, "eval", body.clone(), || {
         let mut s = format!(
-            "{} — {} notes, model {}\n\
+            "{} — {} notes, model {}, questions by {}\n\
              answerable {answerable}: supported with the right note first {:.3}, right note in top 3 {:.3}, top 5 {:.3}\n\
              unanswerable {unanswerable}: not supported {:.3}\n",
             a.file.display(),
             set.notes.len(),
             body["model"].as_str().unwrap_or("none"),
+            body["query_encoder"].as_str().unwrap_or("none"),
             share(supported_first, answerable),
             share(in_top3, answerable),
             share(in_top5, answerable),

@@ -4,6 +4,7 @@
 
 use super::report::{QuestionOutcome, stats};
 use crate::embed::manifest::FusionScale;
+use crate::embed::query::QueryMode;
 use crate::recall::tiers::AnswerTier;
 use crate::{Error, Result};
 use serde::Serialize;
@@ -27,6 +28,8 @@ pub struct Variant {
     pub name: String,
     /// On top of the model's own scale.
     pub scale: FusionScale,
+    /// The questions' encoder for this run (None: as configured).
+    pub query: Option<QueryMode>,
 }
 
 /// "semantic=2,bm25=0.5" → those multipliers, 1 for the rest.
@@ -60,6 +63,7 @@ pub fn ablations(base: &FusionScale) -> Vec<Variant> {
             Variant {
                 name: format!("without {c}"),
                 scale: s,
+                query: None,
             }
         })
         .collect()
@@ -94,7 +98,11 @@ pub fn grid(spec: &str, base: &FusionScale) -> Result<Vec<Variant>> {
     }
     Ok(points
         .into_iter()
-        .map(|(name, scale)| Variant { name, scale })
+        .map(|(name, scale)| Variant {
+            name,
+            scale,
+            query: None,
+        })
         .collect())
 }
 
@@ -310,10 +318,12 @@ mod tests {
             Variant {
                 name: "p0".into(),
                 scale: FusionScale::ONE,
+                query: None,
             },
             Variant {
                 name: "p1".into(),
                 scale: FusionScale::ONE,
+                query: None,
             },
         ];
         let convs = ["a", "b", "c", "d"];

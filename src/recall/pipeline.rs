@@ -291,6 +291,13 @@ fn support_tiers(
     check: &answer_check::AnswerCheck,
 ) -> Result<tiers::Decision> {
     let vector_ran = matches!(out.status.get(&Channel::Semantic), Some(ChannelStatus::Ok));
+    // The cold path with the fast query encoder: memories saved since the worker last ran
+    // have no vector yet, so an answer without them is warming, never "none".
+    let unseen = if vector_ran {
+        engine.unseen_by_vectors()?
+    } else {
+        0
+    };
     let reranker_missing = matches!(
         reranker_status,
         rerank::RerankerStatus::Loading
@@ -321,7 +328,29 @@ fn support_tiers(
         cosine_floor,
         answer_check: Some(check),
     };
-    tiers::decide(&ctx, kept)
+    let mut d = tiers::decide(&ctx, kept)?;
+    if unseen > 0 {
+        // Incomplete, so labelled warming, and never "isn't in memory": what was found stands.
+        let why = format!(
+            "vector search ran without {unseen} {} saved while the worker was away, which {} for {} embedding",
+            if unseen == 1 { "memory" } else { "memories" },
+            if unseen == 1 { "waits" } else { "wait" },
+            if unseen == 1 { "its" } else { "their" },
+        );
+        d.warming = true;
+        let warm = format!("{} ({why})", tiers::note_warming(req.warming_estimate_ms));
+        if d.tier == tiers::AnswerTier::None {
+            // "Not in memory" is not known while memories wait.
+            d.tier = tiers::AnswerTier::Related;
+            d.note = Some(warm);
+        } else {
+            d.note = Some(match d.note.take() {
+                Some(n) => format!("{warm} {n}"),
+                None => warm,
+            });
+        }
+    }
+    Ok(d)
 }
 
 /// 10. layers and the token budget: the shown memories as results, in rank positions.

@@ -316,12 +316,12 @@ pub fn stage(
     if !judged {
         return Ok(apply(None, &req.query, &[], Duration::ZERO, true));
     }
-    if req.keyword_only && reader_expected(engine)? {
+    if (req.keyword_only || engine.answer_reader().is_none()) && reader_expected(engine)? {
         // The cold path never loads the reader (it answers without waiting for a model):
         // the worker has it, and says so by answering `warming`, never slower.
         return Ok(AnswerCheck::not_run(
             AnswerCheckStatus::Warming,
-            Some("the reader loads with the worker; a keyword-only answer is not judged".into()),
+            Some("the reader loads with the worker; an answer without it is not judged".into()),
         ));
     }
     let (judge, budget) = judge_for(engine)?;

@@ -342,18 +342,17 @@ pub fn load_estimate_ms(files: &WorkerFiles) -> u64 {
         .unwrap_or(DEFAULT_LOAD_ESTIMATE_MS)
 }
 
-/// Answer in this process: cold (no model, keyword-only recall) or inline (model loaded).
+/// Answer in this process: cold (the fast query encoder alone for a question, no model
+/// otherwise) or inline (models loaded).
 pub fn in_process(paths: &Paths, mut req: Request, served_by: ServedBy) -> Result<Answer> {
+    let question = matches!(req.op, Op::Recall { .. } | Op::HookRecall { .. });
     let model = match served_by {
         ServedBy::Inline => ModelMode::Load,
+        // A question is embedded by the fast query encoder (~0.1 s to load) and searched
+        // among the stored vectors; the memory model (~0.8 s) stays with the worker.
+        _ if question => ModelMode::Query,
         _ => ModelMode::Skip,
     };
-    if model == ModelMode::Skip {
-        if let Op::Recall { req: r } | Op::HookRecall { req: r, .. } = &mut req.op {
-            // Never wait for a model to load: keyword search answers, labelled warming.
-            r.keyword_only = true;
-        }
-    }
     let engine = Arc::new(Engine::open(
         paths.clone(),
         OpenOptions {
@@ -362,6 +361,13 @@ pub fn in_process(paths: &Paths, mut req: Request, served_by: ServedBy) -> Resul
             no_writes: false,
         },
     )?);
+    if engine.embedder().is_none() {
+        if let Op::Recall { req: r } | Op::HookRecall { req: r, .. } = &mut req.op {
+            // No encoder that pairs with the stored vectors: never wait for a model to
+            // load; keyword search answers, labelled warming.
+            r.keyword_only = true;
+        }
+    }
     let reply = service::execute(&engine, &req)?;
     Ok(Answer {
         reply,
