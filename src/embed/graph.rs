@@ -46,10 +46,29 @@ pub const DEFAULT_ANSWER_AT: f64 = 0.50;
 /// Tokens read per text when the manifest does not say (the builder writes 512).
 pub const DEFAULT_MAX_LENGTH: usize = 512;
 
+/// The tokenizer a graph runs with: the `tokenizers` crate's, or the compact one that loads in
+/// milliseconds (`bpe`, for the fast query encoder, whose whole point is a fast start).
+enum Tok {
+    Full(Box<tokenizers::Tokenizer>),
+    Compact(Box<super::bpe::Compact>),
+}
+
+impl Tok {
+    fn ids(&self, text: &str) -> Result<Vec<u32>> {
+        match self {
+            Tok::Full(t) => t
+                .encode(text, true)
+                .map(|e| e.get_ids().to_vec())
+                .map_err(|e| Error::Model(format!("tokenizing: {e}"))),
+            Tok::Compact(c) => Ok(c.encode(text)),
+        }
+    }
+}
+
 pub struct GraphEmbedder {
     /// Run from any number of threads at once, without a lock (see `shared_run`).
     session: Session,
-    tokenizer: tokenizers::Tokenizer,
+    tokenizer: Tok,
     /// Tokens read per text; longer ones are cut (see `token_ids`).
     max_length: usize,
     /// The post-processor's closing token (`<eos>`), kept at the end of a cut text.
@@ -64,11 +83,27 @@ pub struct GraphEmbedder {
 
 impl GraphEmbedder {
     pub fn load(model_dir: &Path, runtime: &Path) -> std::result::Result<Self, ModelStatus> {
+        Self::load_with(model_dir, runtime, true)
+    }
+
+    /// `compact`: tokenize with [`super::bpe::Compact`] when the tokenizer has its shape
+    /// (EmbeddingGemma's tokenizer.json takes the `tokenizers` crate about half a second to
+    /// build, the compact form milliseconds; the ids are the same), else with `tokenizers`.
+    pub fn load_with(
+        model_dir: &Path,
+        runtime: &Path,
+        compact: bool,
+    ) -> std::result::Result<Self, ModelStatus> {
         let status = ModelStatus::of(model_dir, runtime);
         const FIX: &str = super::SETUP_FIX;
         let manifest = Manifest::read(model_dir).map_err(|e| status("invalid", e, None))?;
-        let tok_json = super::onnx::read(model_dir, "tokenizer.json")
-            .map_err(|e| status("missing", e, Some(FIX)))?;
+        if !model_dir.join("tokenizer.json").is_file() {
+            return Err(status(
+                "missing",
+                format!("{} is missing", model_dir.join("tokenizer.json").display()),
+                Some(FIX),
+            ));
+        }
         if !model_dir.join("model.onnx").is_file() {
             return Err(status(
                 "missing",
@@ -78,20 +113,36 @@ impl GraphEmbedder {
         }
         let env = super::onnx::environment(runtime).map_err(|e| status("missing", e, Some(FIX)))?;
         let broken = |what: &str, e: String| status("broken", format!("{what}: {e}"), None);
-        let mut tokenizer = super::tokenizer::from_bytes(&tok_json)
-            .map_err(|e| broken("its tokenizer.json could not be read", e))?;
         let max_length = manifest.max_length.unwrap_or(DEFAULT_MAX_LENGTH).max(2);
-        tokenizer.with_padding(None);
-        // One tokenizer, untruncated (it also counts tokens for budgets); embeddings cut long
-        // texts themselves. A second, truncating copy would cost as much memory again.
-        tokenizer
-            .with_truncation(None)
-            .map_err(|e| broken("its tokenizer could not be set up", e.to_string()))?;
-        let end_id = tokenizer
-            .encode("", true)
-            .ok()
-            .and_then(|e| e.get_ids().last().copied());
-        let pad_id = tokenizer.token_to_id("<pad>").unwrap_or(0) as i64;
+        let compact = compact
+            .then(|| super::bpe::Compact::load(model_dir))
+            .flatten();
+        let (tokenizer, end_id, pad_id) = match compact {
+            Some(c) => {
+                let end_id = c.encode("").last().copied();
+                let pad_id = c.token("<pad>").unwrap_or(0) as i64;
+                (Tok::Compact(Box::new(c)), end_id, pad_id)
+            }
+            None => {
+                let tok_json = super::onnx::read(model_dir, "tokenizer.json")
+                    .map_err(|e| status("missing", e, Some(FIX)))?;
+                let mut tokenizer = super::tokenizer::from_bytes(&tok_json)
+                    .map_err(|e| broken("its tokenizer.json could not be read", e))?;
+                tokenizer.with_padding(None);
+                // One tokenizer, untruncated (it also counts tokens for budgets); embeddings
+                // cut long texts themselves. A second, truncating copy would cost as much
+                // memory again.
+                tokenizer
+                    .with_truncation(None)
+                    .map_err(|e| broken("its tokenizer could not be set up", e.to_string()))?;
+                let end_id = tokenizer
+                    .encode("", true)
+                    .ok()
+                    .and_then(|e| e.get_ids().last().copied());
+                let pad_id = tokenizer.token_to_id("<pad>").unwrap_or(0) as i64;
+                (Tok::Full(Box::new(tokenizer)), end_id, pad_id)
+            }
+        };
         let mut builder = Session::builder(&env)
             .map_err(|e| broken("ONNX Runtime could not start a session", e.to_string()))?;
         builder = builder
@@ -153,11 +204,7 @@ impl GraphEmbedder {
         texts
             .iter()
             .map(|t| {
-                let mut ids = self
-                    .tokenizer
-                    .encode(*t, true)
-                    .map(|e| e.get_ids().to_vec())
-                    .map_err(|e| Error::Model(format!("tokenizing: {e}")))?;
+                let mut ids = self.tokenizer.ids(t)?;
                 // As truncation inside the tokenizer would: the first max_length - 1 tokens
                 // (with <bos>), then the closing <eos>.
                 if ids.len() > self.max_length {
@@ -295,7 +342,10 @@ impl Embedder for GraphEmbedder {
         self.run(texts)
     }
     fn count_tokens(&self, text: &str) -> usize {
-        super::onnx::count_with(&self.tokenizer, text)
+        match &self.tokenizer {
+            Tok::Full(t) => super::onnx::count_with(t, text),
+            Tok::Compact(c) => c.count(text),
+        }
     }
 }
 

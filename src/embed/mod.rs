@@ -7,6 +7,7 @@
 //! that names its pooling, dimension and its own similarity floor. When the model or the
 //! runtime is missing, slm runs BM25-only and says so; it never panics.
 
+pub mod bpe;
 pub mod graph;
 pub mod manifest;
 pub mod onnx;

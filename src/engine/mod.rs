@@ -161,7 +161,7 @@ pub struct Engine {
     /// this engine has seen is tracked here.
     seen_seq: std::sync::atomic::AtomicI64,
     /// The model's tokenizer alone, for counting when the model is not loaded.
-    counting_tokenizer: std::sync::OnceLock<Option<tokenizers::Tokenizer>>,
+    counting_tokenizer: std::sync::OnceLock<Option<embed::bpe::Counter>>,
     /// The store's identity; both indexes are stamped with it.
     store_id: String,
     /// The file this engine's store connection writes to (`fence.rs`).

@@ -125,12 +125,10 @@ impl Engine {
         }
         let t = self.counting_tokenizer.get_or_init(|| {
             let dir = embed::onnx::locate(&self.paths, &self.settings).0;
-            std::fs::read(dir.join("tokenizer.json"))
-                .ok()
-                .and_then(|b| embed::onnx::counting_tokenizer(&b))
+            embed::bpe::Counter::load(&dir)
         });
         match t {
-            Some(t) => embed::onnx::count_with(t, text),
+            Some(t) => t.count(text),
             None => embed::fallback_token_count(text),
         }
     }

@@ -21,6 +21,7 @@ mod layers;
 mod notes_import;
 mod one_word;
 mod projects;
+mod query_encoder;
 mod ranking;
 mod reader;
 mod readme;
