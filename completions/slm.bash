@@ -1420,7 +1420,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__eval__subcmd__locomo)
-            opts="-h -V --conversations --audit --k --baseline --markdown --misses --signals --ablate --tune --scale --answer-check --ranking --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
+            opts="-h -V --conversations --audit --k --baseline --markdown --misses --signals --ablate --tune --scale --answer-check --ranking --query-encoder --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1470,6 +1470,10 @@ _slm() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --query-encoder)
+                    COMPREPLY=($(compgen -W "full fast" -- "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -1490,7 +1494,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__eval__subcmd__notes)
-            opts="-h -V --answer-check --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
+            opts="-h -V --answer-check --query-encoder --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1498,6 +1502,10 @@ _slm() {
             case "${prev}" in
                 --answer-check)
                     COMPREPLY=($(compgen -W "auto local off" -- "${cur}"))
+                    return 0
+                    ;;
+                --query-encoder)
+                    COMPREPLY=($(compgen -W "full fast" -- "${cur}"))
                     return 0
                     ;;
                 --color)

@@ -594,6 +594,8 @@ complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand
 local\t''
 off\t''"
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l ranking -d 'Also measure learned ranking modes (v1, v2, v2-ensemble or all) with simulated feedback: per conversation, gold evidence of half the questions trains, the other half is scored against off' -r
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l query-encoder -d 'Which encoder embeds the questions, one run each on the same stores, side by side: "full,fast" (the memory model; the small query encoder). Default: what settings say' -r -f -a "full\t''
+fast\t''"
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from locomo" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -633,6 +635,8 @@ complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from notes" -l answer-check -d 'The answer check for this run (answer_check.mode of the temporary store)' -r -f -a "auto\t''
 local\t''
 off\t''"
+complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from notes" -l query-encoder -d 'Which encoder embeds the questions: fast (the small query encoder) or full (the memory model); the default is what settings say' -r -f -a "full\t''
+fast\t''"
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from notes" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"

@@ -332,7 +332,7 @@ fn query_encoder_health(engine: &crate::engine::Engine) -> serde_json::Value {
         (None, Some(why)) => json!({ "state": why.state, "detail": why.detail, "fix": why.fix,
                                      "dir": dir.display().to_string() }),
         (None, None) => {
-            json!({ "state": "full", "detail": "questions go through the memory model" })
+            json!({ "state": "full", "detail": "through the memory model" })
         }
     }
 }

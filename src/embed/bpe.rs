@@ -11,9 +11,9 @@
 //! `TemplateProcessing` post-processor); anything else is `None` and the caller uses
 //! `tokenizers`. Its ids equal the `tokenizers` crate's (tests compare them on a corpus).
 
+use super::tokenizer::{RawAdded, RawBpe};
 use aho_corasick::{AhoCorasick, MatchKind};
 use serde::Deserialize;
-use std::collections::HashMap;
 use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"SLMBPE1\0";
@@ -339,39 +339,7 @@ struct RawJson {
     normalizer: Option<serde_json::Value>,
     pre_tokenizer: Option<serde_json::Value>,
     post_processor: Option<serde_json::Value>,
-    model: RawModel,
-}
-
-#[derive(Deserialize)]
-struct RawAdded {
-    id: u32,
-    content: String,
-    #[serde(default)]
-    single_word: bool,
-    #[serde(default)]
-    lstrip: bool,
-    #[serde(default)]
-    rstrip: bool,
-    #[serde(default)]
-    normalized: bool,
-}
-
-#[derive(Deserialize)]
-struct RawModel {
-    #[serde(rename = "type")]
-    kind: String,
-    vocab: HashMap<String, u32>,
-    merges: Vec<(String, String)>,
-    unk_token: Option<String>,
-    #[serde(default)]
-    fuse_unk: bool,
-    #[serde(default)]
-    byte_fallback: bool,
-    #[serde(default)]
-    ignore_merges: bool,
-    dropout: Option<f32>,
-    continuing_subword_prefix: Option<String>,
-    end_of_word_suffix: Option<String>,
+    model: RawBpe,
 }
 
 /// The compact form of a tokenizer.json, or None when it is not Gemma's shape.
@@ -509,16 +477,22 @@ mod tests {
         Some(d)
     }
 
-    #[test]
-    fn the_compact_tokenizer_gives_the_ids_the_tokenizers_crate_gives() {
-        let Some(dir) = gemma_dir() else { return };
-        // Built into a copy, so the test does not depend on (or change) the installed one.
+    /// A folder with a copy of the model's tokenizer.json, so a test neither depends on nor
+    /// changes the installed compact file.
+    fn copy_of(dir: &Path) -> tempfile::TempDir {
         let tmp = tempfile::tempdir().unwrap();
         std::fs::copy(
             dir.join("tokenizer.json"),
             tmp.path().join("tokenizer.json"),
         )
         .unwrap();
+        tmp
+    }
+
+    #[test]
+    fn the_compact_tokenizer_gives_the_ids_the_tokenizers_crate_gives() {
+        let Some(dir) = gemma_dir() else { return };
+        let tmp = copy_of(&dir);
         let compact = Compact::load(tmp.path()).expect("Gemma's shape");
         assert!(
             tmp.path().join(COMPACT_FILE).is_file(),
@@ -587,12 +561,7 @@ mod tests {
     #[test]
     fn a_stale_or_foreign_compact_file_is_rebuilt_and_other_shapes_are_refused() {
         let Some(dir) = gemma_dir() else { return };
-        let tmp = tempfile::tempdir().unwrap();
-        std::fs::copy(
-            dir.join("tokenizer.json"),
-            tmp.path().join("tokenizer.json"),
-        )
-        .unwrap();
+        let tmp = copy_of(&dir);
         std::fs::write(tmp.path().join(COMPACT_FILE), b"SLMBPE1\0 not a table").unwrap();
         let c = Compact::load(tmp.path()).expect("rebuilt");
         assert_eq!(c.encode("hello").first(), Some(&2), "<bos> first");

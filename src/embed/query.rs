@@ -122,7 +122,7 @@ pub fn load(
     if mode == QueryMode::Full {
         return Err(NotUsed {
             state: "full",
-            detail: "model.query is 'full': questions go through the memory model".into(),
+            detail: "through the memory model (model.query is 'full')".into(),
             fix: None,
         });
     }
@@ -146,7 +146,7 @@ pub fn pairing(dir: &Path, memory_model: &str) -> std::result::Result<(), NotUse
         return Err(NotUsed {
             state: "none",
             detail: format!(
-                "questions go through {memory_model} (no fast query encoder in {})",
+                "through {memory_model}, the memory model (no fast query encoder in {})",
                 dir.display()
             ),
             fix: None,
@@ -339,7 +339,7 @@ mod tests {
         assert!(why.fix.is_none());
         assert!(
             why.detail
-                .contains("questions go through embeddinggemma-300m-int8")
+                .contains("through embeddinggemma-300m-int8, the memory model")
         );
     }
 

@@ -27,38 +27,40 @@ struct Raw {
     model: RawBpe,
 }
 
+/// An added token as tokenizer.json writes it (also read by `bpe`).
 #[derive(Deserialize)]
-struct RawAdded {
-    id: u32,
-    content: String,
+pub(super) struct RawAdded {
+    pub id: u32,
+    pub content: String,
     #[serde(default)]
-    single_word: bool,
+    pub single_word: bool,
     #[serde(default)]
-    lstrip: bool,
+    pub lstrip: bool,
     #[serde(default)]
-    rstrip: bool,
+    pub rstrip: bool,
     #[serde(default)]
-    normalized: bool,
+    pub normalized: bool,
     #[serde(default)]
-    special: bool,
+    pub special: bool,
 }
 
+/// A BPE model section as tokenizer.json writes it (also read by `bpe`).
 #[derive(Deserialize)]
-struct RawBpe {
+pub(super) struct RawBpe {
     #[serde(rename = "type")]
-    kind: String,
-    vocab: tokenizers::models::bpe::Vocab,
-    merges: Vec<(String, String)>,
-    unk_token: Option<String>,
+    pub kind: String,
+    pub vocab: tokenizers::models::bpe::Vocab,
+    pub merges: Vec<(String, String)>,
+    pub unk_token: Option<String>,
     #[serde(default)]
-    fuse_unk: bool,
+    pub fuse_unk: bool,
     #[serde(default)]
-    byte_fallback: bool,
+    pub byte_fallback: bool,
     #[serde(default)]
-    ignore_merges: bool,
-    dropout: Option<f32>,
-    continuing_subword_prefix: Option<String>,
-    end_of_word_suffix: Option<String>,
+    pub ignore_merges: bool,
+    pub dropout: Option<f32>,
+    pub continuing_subword_prefix: Option<String>,
+    pub end_of_word_suffix: Option<String>,
 }
 
 /// Read a tokenizer.json: the direct path for pair-merge BPE models, else the library's.

@@ -50,9 +50,10 @@ pub fn run(c: EvalCommand, style: Style) -> Result<i32> {
 /// Embed this run's questions with `mode` (None: as configured); an error when the fast
 /// encoder is asked for and not loaded, rather than a run that silently measures the other.
 pub fn set_query_mode(engine: &Engine, mode: Option<QueryMode>) -> Result<()> {
-    let mode = match mode {
-        Some(m) => m,
-        None => QueryMode::configured(&engine.settings)?,
+    let Some(mode) = mode else {
+        // As configured: the engine loaded what the settings ask for, if it could.
+        engine.set_query_mode(QueryMode::configured(&engine.settings)?);
+        return Ok(());
     };
     if engine.set_query_mode(mode) {
         return Ok(());
@@ -399,19 +400,18 @@ fn run_locomo(a: EvalLocomoArgs, style: Style) -> Result<i32> {
     rep.supported_at = threshold_used;
     let mut md = rep.markdown();
     let mut extra = serde_json::Map::new();
-    if a.ablate {
+    if a.ablate || a.query_encoder.len() > 1 {
         let rows: Vec<variants::VariantRow> =
             std::iter::once(variants::row(&variants[0].name, &outcomes))
                 .chain((1..grid_from).map(|i| variants::row(&variants[i].name, &per_variant[i])))
                 .collect();
-        md.push_str(&variants::markdown_rows(
-            "ablation (each channel off in turn)",
-            &rows,
-        ));
-        extra.insert(
-            "ablation".into(),
-            serde_json::to_value(&rows).unwrap_or_default(),
-        );
+        let (title, key) = if a.ablate {
+            ("ablation (each channel off in turn)", "ablation")
+        } else {
+            ("the questions' encoders, side by side", "query_encoders")
+        };
+        md.push_str(&variants::markdown_rows(title, &rows));
+        extra.insert(key.into(), serde_json::to_value(&rows).unwrap_or_default());
     }
     if grid_from < variants.len() {
         let loco = variants::loco(&variants[grid_from..], &per_variant[grid_from..]);

@@ -165,3 +165,29 @@ fn without_an_encoder_nothing_changes_and_nothing_needs_fixing() {
     assert!(!semantic_ran(&v), "{v}");
     assert_eq!(v["warming_up"], true, "{v}");
 }
+
+#[test]
+fn eval_runs_both_encoders_on_the_same_stores_side_by_side() {
+    let f = common::fixture("mini-locomo.json");
+    let args = [
+        "eval",
+        "locomo",
+        f.to_str().unwrap(),
+        "--query-encoder",
+        "full,fast",
+    ];
+    // Without an encoder, asking for the fast one is an error, not a silent full run.
+    let v = Env::new().json(&args);
+    assert_eq!(v["error"]["code"], "BAD_INPUT", "{v}");
+    // With EmbeddingGemma as its own encoder, both runs are there and agree.
+    let enc = encoder("embeddinggemma-300m-int8");
+    let v = with_encoder(enc.path()).json(&args);
+    let rows = v["query_encoders"].as_array().expect("side by side");
+    assert_eq!(rows.len(), 2, "{v}");
+    assert_eq!(rows[0]["name"], "query encoder: full");
+    assert_eq!(rows[1]["name"], "query encoder: fast");
+    for k in ["recall_at_5", "recall_at_10", "session_recall_at_5"] {
+        let (a, b) = (rows[0][k].as_f64().unwrap(), rows[1][k].as_f64().unwrap());
+        assert!((a - b).abs() < 1e-9, "{k}: {a} vs {b}");
+    }
+}
