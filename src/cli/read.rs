@@ -341,7 +341,7 @@ fn query_encoder_line(q: &serde_json::Value, mark: &dyn Fn(bool) -> String) -> S
     let text = |k: &str| q[k].as_str().unwrap_or_default().to_string();
     match q["state"].as_str() {
         Some("fast") => format!(
-            "{}questions  {} (the fast query encoder; pairs with {}; licence: {})\n",
+            "{}questions  {} (a query encoder that pairs with {}; licence: {})\n",
             mark(true),
             text("id"),
             text("pairs_with"),

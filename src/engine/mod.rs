@@ -60,9 +60,9 @@ const VECTOR_HEALTH_LOCK: &str = "the vector index health lock";
 pub enum ModelMode {
     /// The memory model (and the fast query encoder beside it, when it pairs), the reader.
     Load,
-    /// Only the fast query encoder (the cold path: ~0.1 s instead of the memory model's
-    /// ~0.8 s): questions are searched among the stored vectors, stored texts wait for the
-    /// worker. Without an encoder that pairs, the same as `Skip`.
+    /// Only a query encoder that pairs with the stored vectors (the cold path, which must not
+    /// load the memory model): questions are searched among the stored vectors, stored texts
+    /// wait for the worker. Without an encoder that pairs, the same as `Skip`.
     Query,
     /// No model: keyword search only.
     Skip,

@@ -342,14 +342,14 @@ pub fn load_estimate_ms(files: &WorkerFiles) -> u64 {
         .unwrap_or(DEFAULT_LOAD_ESTIMATE_MS)
 }
 
-/// Answer in this process: cold (the fast query encoder alone for a question, no model
-/// otherwise) or inline (models loaded).
+/// Answer in this process: cold (for a question, a query encoder that pairs with the stored
+/// vectors, loaded alone, when one is installed; no model otherwise) or inline (models loaded).
 pub fn in_process(paths: &Paths, mut req: Request, served_by: ServedBy) -> Result<Answer> {
     let question = matches!(req.op, Op::Recall { .. } | Op::HookRecall { .. });
     let model = match served_by {
         ServedBy::Inline => ModelMode::Load,
-        // A question is embedded by the fast query encoder (~0.1 s to load) and searched
-        // among the stored vectors; the memory model (~0.8 s) stays with the worker.
+        // A question is embedded by a query encoder (`embed::query`) and searched among the
+        // stored vectors; the memory model stays with the worker.
         _ if question => ModelMode::Query,
         _ => ModelMode::Skip,
     };
