@@ -310,16 +310,16 @@ fn merge_all(syms: &mut Vec<u32>, merge: impl Fn(u32, u32) -> Option<(u32, u32)>
             prev[next[i]] = i;
         }
         let p = prev[i];
-        if p < n {
-            if let Some((rank, m)) = merge(syms[p], syms[i]) {
-                heap.push(Reverse((rank, p, syms[p], syms[i], m)));
-            }
+        if p < n
+            && let Some((rank, m)) = merge(syms[p], syms[i])
+        {
+            heap.push(Reverse((rank, p, syms[p], syms[i], m)));
         }
         let q = next[i];
-        if q < n {
-            if let Some((rank, m)) = merge(syms[i], syms[q]) {
-                heap.push(Reverse((rank, i, syms[i], syms[q], m)));
-            }
+        if q < n
+            && let Some((rank, m)) = merge(syms[i], syms[q])
+        {
+            heap.push(Reverse((rank, i, syms[i], syms[q], m)));
         }
     }
     let mut k = 0;

@@ -47,26 +47,6 @@ pub fn run(c: EvalCommand, style: Style) -> Result<i32> {
     }
 }
 
-/// Embed this run's questions with `mode` (None: as configured); an error when the fast
-/// encoder is asked for and not loaded, rather than a run that silently measures the other.
-pub fn set_query_mode(engine: &Engine, mode: Option<QueryMode>) -> Result<()> {
-    let Some(mode) = mode else {
-        // As configured: the engine loaded what the settings ask for, if it could.
-        engine.set_query_mode(QueryMode::configured(&engine.settings)?);
-        return Ok(());
-    };
-    if engine.set_query_mode(mode) {
-        return Ok(());
-    }
-    Err(Error::Input(format!(
-        "--query-encoder fast: the fast query encoder is not loaded ({})",
-        engine
-            .query_status()
-            .map(|w| w.detail.clone())
-            .unwrap_or_else(|| "no model".into())
-    )))
-}
-
 /// A throwaway store in a temporary directory, with the real model from the cache dir.
 pub struct TempStore {
     pub dir: tempfile::TempDir,
@@ -276,7 +256,7 @@ fn run_locomo(a: EvalLocomoArgs, style: Style) -> Result<i32> {
         );
         for (vi, variant) in variants.iter().enumerate() {
             crate::recall::classify::set_eval_scale(Some(variant.scale));
-            set_query_mode(&store.engine, variant.query)?;
+            variants::set_query_mode(&store.engine, variant.query)?;
             for q in &conv.questions {
                 pb.inc(1);
                 let resolve = |ev: &[String], quirks: &mut Quirks| -> Vec<i64> {

@@ -95,7 +95,7 @@ pub fn run(a: EvalNotesArgs, style: Style) -> Result<i32> {
         .as_deref()
         .map(crate::embed::query::QueryMode::parse)
         .transpose()?;
-    super::set_query_mode(&engine, query_mode)?;
+    super::variants::set_query_mode(&engine, query_mode)?;
     // The reader is measured, not its start-up: wait for it to load.
     if let Some(slot) = engine.answer_reader() {
         crate::embed::reader::wait_loaded(slot, std::time::Duration::from_secs(60));

@@ -5,6 +5,7 @@
 use super::report::{QuestionOutcome, stats};
 use crate::embed::manifest::FusionScale;
 use crate::embed::query::QueryMode;
+use crate::engine::Engine;
 use crate::recall::tiers::AnswerTier;
 use crate::{Error, Result};
 use serde::Serialize;
@@ -30,6 +31,26 @@ pub struct Variant {
     pub scale: FusionScale,
     /// The questions' encoder for this run (None: as configured).
     pub query: Option<QueryMode>,
+}
+
+/// Embed this run's questions with `mode` (None: as configured); an error when the fast
+/// encoder is asked for and not loaded, rather than a run that silently measures the other.
+pub fn set_query_mode(engine: &Engine, mode: Option<QueryMode>) -> Result<()> {
+    let Some(mode) = mode else {
+        // As configured: the engine loaded what the settings ask for, if it could.
+        engine.set_query_mode(QueryMode::configured(&engine.settings)?);
+        return Ok(());
+    };
+    if engine.set_query_mode(mode) {
+        return Ok(());
+    }
+    Err(Error::Input(format!(
+        "--query-encoder fast: the fast query encoder is not loaded ({})",
+        engine
+            .query_status()
+            .map(|w| w.detail.clone())
+            .unwrap_or_else(|| "no model".into())
+    )))
 }
 
 /// "semantic=2,bm25=0.5" → those multipliers, 1 for the rest.
