@@ -361,12 +361,12 @@ pub fn in_process(paths: &Paths, mut req: Request, served_by: ServedBy) -> Resul
             no_writes: false,
         },
     )?);
-    if engine.embedder().is_none() {
-        if let Op::Recall { req: r } | Op::HookRecall { req: r, .. } = &mut req.op {
-            // No encoder that pairs with the stored vectors: never wait for a model to
-            // load; keyword search answers, labelled warming.
-            r.keyword_only = true;
-        }
+    // No encoder that pairs with the stored vectors: never wait for a model to load; keyword
+    // search answers, labelled warming.
+    if engine.embedder().is_none()
+        && let Op::Recall { req: r } | Op::HookRecall { req: r, .. } = &mut req.op
+    {
+        r.keyword_only = true;
     }
     let reply = service::execute(&engine, &req)?;
     Ok(Answer {
