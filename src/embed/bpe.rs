@@ -544,17 +544,8 @@ mod tests {
             assert_eq!(compact.count(t), want.len() - 2, "{t:?}");
         }
         // The reference vectors' own token ids (made by the model card's tokenizer in Python).
-        let fx: serde_json::Value =
-            serde_json::from_str(include_str!("../../fixtures/embeddinggemma-reference.json"))
-                .unwrap();
-        for r in fx["rows"].as_array().unwrap() {
-            let want: Vec<u32> = r["input_ids"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|v| v.as_u64().unwrap() as u32)
-                .collect();
-            assert_eq!(compact.encode(r["text"].as_str().unwrap()), want);
+        for (text, want) in super::super::tokenizer::tests::reference_ids() {
+            assert_eq!(compact.encode(&text), want, "{text:?}");
         }
     }
 

@@ -82,18 +82,10 @@ pub struct GraphEmbedder {
 }
 
 impl GraphEmbedder {
-    pub fn load(model_dir: &Path, runtime: &Path) -> std::result::Result<Self, ModelStatus> {
-        Self::load_with(model_dir, runtime, true)
-    }
-
-    /// `compact`: tokenize with [`super::bpe::Compact`] when the tokenizer has its shape
+    /// Tokenizes with [`super::bpe::Compact`] when the tokenizer has its shape
     /// (EmbeddingGemma's tokenizer.json takes the `tokenizers` crate about half a second to
     /// build, the compact form milliseconds; the ids are the same), else with `tokenizers`.
-    pub fn load_with(
-        model_dir: &Path,
-        runtime: &Path,
-        compact: bool,
-    ) -> std::result::Result<Self, ModelStatus> {
+    pub fn load(model_dir: &Path, runtime: &Path) -> std::result::Result<Self, ModelStatus> {
         let status = ModelStatus::of(model_dir, runtime);
         const FIX: &str = super::SETUP_FIX;
         let manifest = Manifest::read(model_dir).map_err(|e| status("invalid", e, None))?;
@@ -114,10 +106,7 @@ impl GraphEmbedder {
         let env = super::onnx::environment(runtime).map_err(|e| status("missing", e, Some(FIX)))?;
         let broken = |what: &str, e: String| status("broken", format!("{what}: {e}"), None);
         let max_length = manifest.max_length.unwrap_or(DEFAULT_MAX_LENGTH).max(2);
-        let compact = compact
-            .then(|| super::bpe::Compact::load(model_dir))
-            .flatten();
-        let (tokenizer, end_id, pad_id) = match compact {
+        let (tokenizer, end_id, pad_id) = match super::bpe::Compact::load(model_dir) {
             Some(c) => {
                 let end_id = c.encode("").last().copied();
                 let pad_id = c.token("<pad>").unwrap_or(0) as i64;

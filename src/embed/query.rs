@@ -128,7 +128,7 @@ pub fn load(
     }
     let dir = locate(paths);
     pairing(&dir, memory_model)?;
-    super::graph::GraphEmbedder::load_with(&dir, runtime, true).map_err(|s: ModelStatus| NotUsed {
+    super::graph::GraphEmbedder::load(&dir, runtime).map_err(|s: ModelStatus| NotUsed {
         state: if s.state == "missing" {
             "missing"
         } else {

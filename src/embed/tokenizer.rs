@@ -125,7 +125,7 @@ fn lean(json: &[u8]) -> Option<Result<Tokenizer, String>> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// The installed EmbeddingGemma tokenizer, when setup built it (skipped otherwise).
@@ -142,29 +142,39 @@ mod tests {
         b
     }
 
+    /// The reference fixture's texts and their token ids (made by the model card's tokenizer
+    /// in Python): what both tokenizer readers must reproduce.
+    pub(in crate::embed) fn reference_ids() -> Vec<(String, Vec<u32>)> {
+        let fx: serde_json::Value =
+            serde_json::from_str(include_str!("../../fixtures/embeddinggemma-reference.json"))
+                .unwrap();
+        fx["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let ids = r["input_ids"].as_array().unwrap();
+                (
+                    r["text"].as_str().unwrap().to_string(),
+                    ids.iter().map(|v| v.as_u64().unwrap() as u32).collect(),
+                )
+            })
+            .collect()
+    }
+
     #[test]
     fn the_direct_reader_tokenizes_as_the_generic_one_and_as_the_reference() {
         let Some(json) = gemma_json() else { return };
         let lean = lean(&json).expect("a pair-merge BPE").expect("builds");
         let generic = Tokenizer::from_bytes(&json).unwrap();
-        let fx: serde_json::Value =
-            serde_json::from_str(include_str!("../../fixtures/embeddinggemma-reference.json"))
-                .unwrap();
         let mut texts: Vec<String> = Vec::new();
-        for r in fx["rows"].as_array().unwrap() {
-            let text = r["text"].as_str().unwrap();
-            let want: Vec<u32> = r["input_ids"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|v| v.as_u64().unwrap() as u32)
-                .collect();
+        for (text, want) in reference_ids() {
             assert_eq!(
-                lean.encode(text, true).unwrap().get_ids(),
+                lean.encode(text.as_str(), true).unwrap().get_ids(),
                 want.as_slice(),
                 "{text}"
             );
-            texts.push(text.to_string());
+            texts.push(text);
         }
         texts.extend(
             include_str!("../../scripts/models/embeddinggemma/calibration.txt")

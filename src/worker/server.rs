@@ -250,10 +250,6 @@ pub fn run(paths: Paths) -> Result<()> {
             no_writes: false,
         },
     )?);
-    // The memory model's compact tokenizer, for the cold path's token budgets: written once,
-    // in the background, so no question ever pays for building it.
-    let model_dir = crate::embed::onnx::locate(&engine.paths, &engine.settings).0;
-    std::thread::spawn(move || crate::embed::bpe::Compact::load(&model_dir));
     if let Some(ms) = env_num(TEST_OPENED_PAUSE_ENV) {
         // The store is open and the worker not listening yet: a restore now must wait for
         // it (the start-up lock) and then stop it.
