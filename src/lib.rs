@@ -50,6 +50,7 @@ pub mod http;
 pub mod index;
 pub mod lock;
 pub mod mcp;
+pub mod media;
 pub mod memory;
 pub mod output;
 pub mod paths;

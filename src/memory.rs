@@ -140,6 +140,26 @@ pub struct NewMemory {
     /// The project it is written in (`project`); None: visible from every project.
     #[serde(default)]
     pub project: Option<String>,
+    /// The picture this memory is about (`slm remember --image`), its file already kept
+    /// (`media::save`).
+    #[serde(default)]
+    pub picture: Option<PictureRef>,
+}
+
+/// A picture that passed the checks, as its memory refers to it.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct PictureRef {
+    pub sha256: String,
+    /// png, jpg, webp or gif.
+    pub ext: String,
+    /// The file's name when it was saved.
+    pub name: String,
+    pub bytes: u64,
+    pub width: u32,
+    pub height: u32,
+    /// The user's own words about it.
+    #[serde(default)]
+    pub note: Option<String>,
 }
 
 /// A change to an existing memory; `None` leaves a field as it is.

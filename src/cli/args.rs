@@ -139,8 +139,13 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct RememberArgs {
-    /// The memory text; absent or "-" reads standard input.
+    /// The memory text; absent or "-" reads standard input. With --image: your note about
+    /// the picture (optional; "-" reads standard input).
     pub text: Option<String>,
+    /// Save a picture (PNG, JPEG, WebP, GIF; at most 25 MB): the file is kept in the data
+    /// dir, and the words in it are read in the background (OCR) and found like text.
+    #[arg(long, value_name = "FILE")]
+    pub image: Option<PathBuf>,
     /// What sort of memory: note, decision, fact, prompt, event, bookkeeping.
     #[arg(long)]
     pub kind: Option<String>,

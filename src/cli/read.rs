@@ -121,6 +121,7 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
         None => (json!(engine.model_status()), json!(null)),
     };
     let reader = reader_health(&engine);
+    let pictures = engine.picture_status()?;
     let query_encoder = query_encoder_health(&engine);
     let ok = engine.embedder().is_some() && bm25.usable() && integrity == "ok" && writes_ok;
     let worker = crate::worker::client::status(&engine.paths).ok().flatten();
@@ -139,6 +140,7 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
         "probe_embedding": probe,
         "reader": reader,
         "query_encoder": query_encoder,
+        "pictures": pictures,
         "worker": worker,
     });
     emit(style, "doctor", body.clone(), || {
@@ -254,6 +256,7 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
                 reader["fix"].as_str().unwrap_or_default()
             ),
         });
+        s.push_str(&pictures_line(&pictures, &mark));
         s.push_str(&match &worker {
             Some(w) => format!(
                 "{}worker     pid {}, version {}, up {:.0} s\n",
@@ -359,6 +362,51 @@ fn query_encoder_line(q: &serde_json::Value, mark: &dyn Fn(bool) -> String) -> S
                 .as_str()
                 .map(|f| format!("; fix: {f}"))
                 .unwrap_or_default()
+        ),
+    }
+}
+
+/// Doctor's line on pictures and their OCR models.
+fn pictures_line(p: &crate::engine::PictureStatus, mark: &dyn Fn(bool) -> String) -> String {
+    let counts = if p.pictures == 0 {
+        "no pictures yet".to_string()
+    } else {
+        let mut parts = vec![format!("{} read", p.read)];
+        if p.wordless > 0 {
+            parts.push(format!("{} with no words found", p.wordless));
+        }
+        if p.pending > 0 {
+            parts.push(format!("{} waiting to be read", p.pending));
+        }
+        if p.failed > 0 {
+            parts.push(format!("{} could not be read", p.failed));
+        }
+        format!(
+            "{} {}: {}",
+            p.pictures,
+            if p.pictures == 1 {
+                "picture"
+            } else {
+                "pictures"
+            },
+            parts.join(", ")
+        )
+    };
+    match &p.ocr_unavailable {
+        None => format!(
+            "{}pictures   {counts}; OCR {} ({})\n",
+            mark(true),
+            p.ocr_dir,
+            p.ocr_licence
+        ),
+        // Only pictures need it: a store without any is not broken without it.
+        Some(why) => format!(
+            "{}pictures   {counts}; OCR unavailable: {why}\n           pictures are found by their note and name until it is installed; fix: scripts/setup.sh\n",
+            if p.pictures > 0 {
+                mark(false)
+            } else {
+                "    ".to_string()
+            }
         ),
     }
 }

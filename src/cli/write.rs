@@ -17,9 +17,23 @@ pub(crate) fn open(model: ModelMode) -> Result<Engine> {
 }
 
 pub fn remember(a: RememberArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
-    let text = match a.text.as_deref() {
-        None | Some("-") => read_stdin()?,
-        Some(t) => t.to_string(),
+    let (text, picture) = match &a.image {
+        Some(file) => {
+            let note = match a.text.as_deref() {
+                Some("-") => Some(read_stdin()?),
+                other => other.map(str::to_string),
+            };
+            let (mut p, bytes) = crate::media::inspect(file)?;
+            p.note = note.filter(|n| !n.trim().is_empty());
+            // The original is kept before the memory is written: a memory never points at a
+            // file that is not there.
+            crate::media::save(&Paths::from_env(), &p, &bytes)?;
+            (crate::media::memory_text(&p, &[]), Some(p))
+        }
+        None => match a.text.as_deref() {
+            None | Some("-") => (read_stdin()?, None),
+            Some(t) => (t.to_string(), None),
+        },
     };
     crate::memory::validate_text(&text)?;
     let clock = crate::Clock::from_env()?;
@@ -38,6 +52,7 @@ pub fn remember(a: RememberArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
         supersedes: a.supersedes,
         allow_secrets: a.allow_secrets,
         project: super::current_project(g),
+        picture,
         ..Default::default()
     };
     // The warm worker embeds it at once; a cold write leaves the embedding pending for the

@@ -35,6 +35,8 @@ mod feedback;
 mod fence;
 mod models;
 mod open_index;
+mod pictures;
+pub use pictures::{PictureShown, PictureStatus};
 mod reads;
 mod sync;
 mod transfer;
@@ -170,6 +172,8 @@ pub struct Engine {
     recent_recalls: Mutex<std::collections::VecDeque<Arc<crate::store::recall_log::LoggedRecall>>>,
     /// Read connections handed back after use (see [`Engine::reader`]).
     readers: Mutex<Vec<Store>>,
+    /// The OCR models, loaded the first time a picture waits for them (`pictures.rs`).
+    ocr: std::sync::OnceLock<std::result::Result<Arc<crate::media::ocr::Ocr>, String>>,
 }
 
 /// How long opening waits for the reader to finish loading (it loads in parallel with the
@@ -284,6 +288,7 @@ impl Engine {
             counting_tokenizer: std::sync::OnceLock::new(),
             recent_recalls: Default::default(),
             readers: Mutex::new(Vec::new()),
+            ocr: std::sync::OnceLock::new(),
         };
         if engine.embedder.is_some() {
             engine.open_vectors(lease.is_some())?;

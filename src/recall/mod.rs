@@ -110,6 +110,10 @@ pub struct ScoredResult {
     pub channels: BTreeMap<Channel, ChannelHit>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<layers::Context>,
+    /// The picture this memory keeps (`slm remember --image`): its file, its thumbnail and
+    /// what OCR made of it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub picture: Option<crate::engine::PictureShown>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -492,5 +492,6 @@ fn to_result(
         tags: m.tags.clone(),
         channels: c.channels.clone(),
         context: None,
+        picture: engine.picture_shown(m.id)?,
     }))
 }

@@ -57,6 +57,20 @@ fn render_result(r: &ScoredResult, style: Style, out: &mut String) {
             }
         }
     }
+    if let Some(p) = &r.picture {
+        let page = p.page.map(|n| format!(", page {n}")).unwrap_or_default();
+        let ocr = match p.ocr.as_str() {
+            "read" => String::new(),
+            "pending" => " (its words are not read yet)".into(),
+            "wordless" => " (no words found in it)".into(),
+            other => format!(" (OCR {other})"),
+        };
+        out.push_str(&format!(
+            "      {} {}{page}{ocr}\n",
+            style.dim("picture"),
+            style.text(&p.path)
+        ));
+    }
     if let Some(c) = &r.context {
         for i in &c.items {
             out.push_str(&format!(

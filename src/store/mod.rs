@@ -15,6 +15,7 @@ mod memories;
 mod open;
 pub use open::FileId;
 mod passages;
+pub mod pictures;
 pub mod recall_log;
 pub mod schema;
 pub mod views;

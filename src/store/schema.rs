@@ -213,6 +213,28 @@ pub const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (profile, name)
     );
     "#,
+    // 11: pictures (issue 37, `media`): the file a picture memory keeps (content-addressed
+    // under the data dir), the user's note, and what OCR read. `ocr_state` is `pending` until
+    // the worker's background queue reads it, then `read`, `wordless` (no line at the
+    // confidence floor) or `failed` (`ocr_note` says why). The row goes with its memory.
+    r#"
+    CREATE TABLE pictures (
+        memory_id INTEGER PRIMARY KEY REFERENCES memories(id) ON DELETE CASCADE,
+        sha256    TEXT    NOT NULL,
+        ext       TEXT    NOT NULL,
+        name      TEXT    NOT NULL,
+        note      TEXT,
+        bytes     INTEGER NOT NULL,
+        width     INTEGER NOT NULL,
+        height    INTEGER NOT NULL,
+        page      INTEGER,
+        ocr_state TEXT    NOT NULL DEFAULT 'pending',
+        ocr_lines TEXT,
+        ocr_note  TEXT
+    );
+    CREATE INDEX pictures_sha ON pictures(sha256);
+    CREATE INDEX pictures_pending ON pictures(memory_id) WHERE ocr_state = 'pending';
+    "#,
 ];
 
 /// What a migration needs that SQL cannot do, run in its transaction after its SQL:

@@ -51,7 +51,15 @@ impl Writer<'_> {
             }
         }
         let hash = crate::text::dedup_hash(&m.text);
-        if let Some(id) = self.same_text(m, &profile, hash)? {
+        // A picture's text grows when OCR reads it: the same picture with the same note is
+        // found by its file instead.
+        let same = match &m.picture {
+            Some(p) => {
+                self.same_picture(p, &profile, m.scope.unwrap_or(Scope::Personal).as_str())?
+            }
+            None => self.same_text(m, &profile, hash)?,
+        };
+        if let Some(id) = same {
             self.tx
                 .prepare_cached(
                     "UPDATE memories SET seen_count = seen_count + 1, last_seen_at = ?2 WHERE id = ?1",
@@ -100,6 +108,9 @@ impl Writer<'_> {
                     "INSERT INTO idempotency_keys(profile, key, memory_id) VALUES (?1, ?2, ?3)",
                 )?
                 .execute(params![profile, key, id])?;
+        }
+        if let Some(p) = &m.picture {
+            self.insert_picture(id, p)?;
         }
         self.set_tags(id, &m.tags)?;
         self.set_entities(id, entities)?;

@@ -182,6 +182,7 @@ impl Line {
                 .project
                 .map(|p| crate::project::parse_name(&p).map_err(|e| format!("project: {e}")))
                 .transpose()?,
+            picture: None,
         };
         Ok(Parsed {
             memory,

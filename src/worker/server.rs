@@ -575,6 +575,13 @@ fn background(w: &Arc<Worker>) {
         // Writes by other processes (an import) are applied here, so the next question
         // does not pay for them.
         let _ = w.engine.catch_up();
+        // Pictures waiting for OCR: one at a time (about a second each), so a question
+        // arriving meanwhile waits at most for that one, never for the queue.
+        match w.engine.read_pictures(1) {
+            Ok(0) => {}
+            Ok(_) => w.questions.invalidate(),
+            Err(e) => eprintln!("slm worker: reading a picture failed: {e}"),
+        }
         match w.engine.maintain(BACKGROUND_BATCH) {
             Ok(0) => {}
             Ok(n) => {

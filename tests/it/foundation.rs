@@ -356,7 +356,7 @@ const LAYERS: &[&[&str]] = &[
     &["service", "render", "worker"],
     &["recall", "session", "transfer"],
     &["engine"],
-    &["store", "index", "embed"],
+    &["store", "index", "embed", "media"],
     &[
         "memory",
         "text",

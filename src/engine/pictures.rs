@@ -1,0 +1,161 @@
+//! Pictures in the engine: the background queue that reads them (OCR) and writes what it
+//! read into each picture's memory, and what doctor says of them.
+//!
+//! A picture is saved at once with its note and file name (findable by those); OCR runs
+//! later, in the worker's background work (`worker::server`), one picture at a time and
+//! outside the writer lease, so no recall and no write waits for it. Its lines then become
+//! part of the memory's text (`media::memory_text`) through the ordinary update path:
+//! redacted, indexed for keywords, embedded again.
+
+use super::Engine;
+use crate::media::{self, ocr::Ocr};
+use crate::memory::MemoryPatch;
+use crate::store::pictures::{FAILED, PENDING, READ, WORDLESS};
+use crate::{Error, Result};
+use std::sync::Arc;
+
+/// Where the OCR models are: `SLM_OCR_DIR`, or `<cache>/models/pp-ocrv4` as setup installs them.
+pub const OCR_DIR_ENV: &str = "SLM_OCR_DIR";
+
+/// Edge of a picture's thumbnail, in pixels (written when OCR reads the picture).
+pub const THUMBNAIL_PX: u32 = 256;
+
+/// A picture as a result shows it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PictureShown {
+    /// The original, kept in the data dir.
+    pub path: String,
+    /// A small PNG of it, once the background queue has read it.
+    pub thumbnail: Option<String>,
+    pub name: String,
+    pub width: u32,
+    pub height: u32,
+    /// The page of a document, when it is one.
+    pub page: Option<u32>,
+    /// pending, read, wordless or failed.
+    pub ocr: String,
+}
+
+/// Pictures and OCR as doctor reports them.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PictureStatus {
+    pub pictures: i64,
+    pub pending: i64,
+    pub read: i64,
+    pub wordless: i64,
+    pub failed: i64,
+    /// The OCR models' folder and whether they are usable.
+    pub ocr_dir: String,
+    /// Why OCR cannot run, when it cannot.
+    pub ocr_unavailable: Option<String>,
+    pub ocr_licence: &'static str,
+}
+
+impl Engine {
+    fn ocr_dir(&self) -> std::path::PathBuf {
+        std::env::var_os(OCR_DIR_ENV)
+            .filter(|v| !v.is_empty())
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| self.paths.cache.join("models").join(media::ocr::MODEL_DIR))
+    }
+
+    fn ocr(&self) -> std::result::Result<Arc<Ocr>, String> {
+        self.ocr
+            .get_or_init(|| {
+                let (_, runtime) = crate::embed::onnx::locate(&self.paths, &self.settings);
+                Ocr::load(&self.ocr_dir(), &runtime).map(Arc::new)
+            })
+            .clone()
+    }
+
+    /// Read up to `limit` pictures waiting for OCR. Returns how many were read. Without the
+    /// OCR models nothing is read: the pictures wait, found by their note and name, and doctor
+    /// says why.
+    pub fn read_pictures(&self, limit: usize) -> Result<usize> {
+        if self.read_only.is_some() {
+            return Ok(0);
+        }
+        let pending = self.store()?.pending_pictures(limit)?;
+        if pending.is_empty() {
+            return Ok(0);
+        }
+        let Ok(ocr) = self.ocr() else {
+            return Ok(0);
+        };
+        let mut done = 0;
+        for p in pending {
+            let file = media::path_of(&self.paths, &p.picture.sha256, &p.picture.ext);
+            let read = std::fs::read(&file)
+                .map_err(|e| format!("{}: {e}", file.display()))
+                .and_then(|b| media::decode(&b))
+                .and_then(|img| {
+                    // The thumbnail is a convenience: a picture without one is still read.
+                    let _ =
+                        media::write_thumbnail(&self.paths, &p.picture.sha256, &img, THUMBNAIL_PX);
+                    ocr.read(&img)
+                });
+            let (state, lines, why) = match read {
+                Ok(lines) if lines.is_empty() => (WORDLESS, Some(lines), None),
+                Ok(lines) => (READ, Some(lines), None),
+                Err(why) => (FAILED, None, Some(why)),
+            };
+            if let Some(lines) = lines.as_ref().filter(|l| !l.is_empty()) {
+                let text = media::memory_text(&p.picture, &media::join_lines(lines));
+                let patch = MemoryPatch {
+                    text: Some(text),
+                    ..Default::default()
+                };
+                match self.update(p.memory_id, patch) {
+                    // Deleted meanwhile: its picture row went with it.
+                    Err(Error::NotFound(_)) => continue,
+                    r => {
+                        r?;
+                    }
+                }
+            }
+            let json = lines.as_ref().and_then(|l| serde_json::to_string(l).ok());
+            let _lease = self.lease(crate::lock::WRITE_WAIT)?;
+            let mut store = self.store()?;
+            store.write(|w| w.picture_read(p.memory_id, state, json.as_deref(), why.as_deref()))?;
+            done += 1;
+        }
+        Ok(done)
+    }
+
+    /// The picture memory `id` keeps, if it is one.
+    pub fn picture_shown(&self, id: i64) -> Result<Option<PictureShown>> {
+        let Some(p) = self.store()?.pictures_for(&[id])?.remove(&id) else {
+            return Ok(None);
+        };
+        let thumb = media::thumbnail_path(&self.paths, &p.sha256);
+        Ok(Some(PictureShown {
+            path: media::path_of(&self.paths, &p.sha256, &p.ext)
+                .display()
+                .to_string(),
+            thumbnail: thumb.is_file().then(|| thumb.display().to_string()),
+            name: p.name,
+            width: p.width,
+            height: p.height,
+            page: p.page,
+            ocr: p.ocr_state,
+        }))
+    }
+
+    /// The pictures' OCR states and whether the models are there (read from the files, not
+    /// by loading them).
+    pub fn picture_status(&self) -> Result<PictureStatus> {
+        let counts = self.store()?.picture_counts()?;
+        let n = |k: &str| counts.get(k).copied().unwrap_or(0);
+        let dir = self.ocr_dir();
+        Ok(PictureStatus {
+            pictures: counts.values().sum(),
+            pending: n(PENDING),
+            read: n(READ),
+            wordless: n(WORDLESS),
+            failed: n(FAILED),
+            ocr_unavailable: media::ocr::check_files(&dir),
+            ocr_dir: dir.display().to_string(),
+            ocr_licence: media::ocr::LICENCE,
+        })
+    }
+}

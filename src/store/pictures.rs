@@ -1,0 +1,158 @@
+//! Pictures (migration 11, `media`): the file a picture memory keeps, its note, and what OCR
+//! read; the pictures still waiting for OCR.
+
+use super::{Store, Writer};
+use crate::Result;
+use crate::memory::PictureRef;
+use rusqlite::{OptionalExtension, params};
+use std::collections::HashMap;
+
+/// Where a picture stands with OCR.
+pub const PENDING: &str = "pending";
+pub const READ: &str = "read";
+pub const WORDLESS: &str = "wordless";
+pub const FAILED: &str = "failed";
+
+/// A picture as results show it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct PictureInfo {
+    pub sha256: String,
+    pub ext: String,
+    pub name: String,
+    pub width: u32,
+    pub height: u32,
+    pub page: Option<u32>,
+    /// pending, read, wordless or failed.
+    pub ocr_state: String,
+    /// The lines OCR read (`media::ocr::Line` as JSON), once read.
+    pub ocr_lines: Option<String>,
+}
+
+/// A picture waiting for OCR, with what its memory needs to be written again.
+#[derive(Debug, Clone)]
+pub struct PendingPicture {
+    pub memory_id: i64,
+    pub picture: PictureRef,
+}
+
+impl Store {
+    /// Pictures waiting for OCR, oldest first.
+    pub fn pending_pictures(&self, limit: usize) -> Result<Vec<PendingPicture>> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT memory_id, sha256, ext, name, note, bytes, width, height FROM pictures \
+             WHERE ocr_state = 'pending' ORDER BY memory_id LIMIT ?1",
+        )?;
+        let rows = st.query_map([limit as i64], |r| {
+            Ok(PendingPicture {
+                memory_id: r.get(0)?,
+                picture: PictureRef {
+                    sha256: r.get(1)?,
+                    ext: r.get(2)?,
+                    name: r.get(3)?,
+                    note: r.get(4)?,
+                    bytes: r.get::<_, i64>(5)? as u64,
+                    width: r.get(6)?,
+                    height: r.get(7)?,
+                },
+            })
+        })?;
+        Ok(rows.collect::<std::result::Result<_, _>>()?)
+    }
+
+    /// How many pictures there are in each OCR state.
+    pub fn picture_counts(&self) -> Result<HashMap<String, i64>> {
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT ocr_state, COUNT(*) FROM pictures GROUP BY ocr_state")?;
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<std::result::Result<_, _>>()?)
+    }
+
+    /// The pictures among these memories.
+    pub fn pictures_for(&self, ids: &[i64]) -> Result<HashMap<i64, PictureInfo>> {
+        let mut out = HashMap::new();
+        if ids.is_empty() {
+            return Ok(out);
+        }
+        let mut st = self.conn.prepare_cached(
+            "SELECT sha256, ext, name, width, height, page, ocr_state, ocr_lines FROM pictures \
+             WHERE memory_id = ?1",
+        )?;
+        for &id in ids {
+            let p = st
+                .query_row([id], |r| {
+                    Ok(PictureInfo {
+                        sha256: r.get(0)?,
+                        ext: r.get(1)?,
+                        name: r.get(2)?,
+                        width: r.get(3)?,
+                        height: r.get(4)?,
+                        page: r.get(5)?,
+                        ocr_state: r.get(6)?,
+                        ocr_lines: r.get(7)?,
+                    })
+                })
+                .optional()?;
+            if let Some(p) = p {
+                out.insert(id, p);
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl Writer<'_> {
+    /// The memory that already holds this picture with this note in this profile and scope
+    /// (the same picture saved again is acknowledged, not stored twice).
+    pub(super) fn same_picture(
+        &self,
+        p: &PictureRef,
+        profile: &str,
+        scope: &str,
+    ) -> Result<Option<i64>> {
+        Ok(self
+            .tx
+            .prepare_cached(
+                "SELECT p.memory_id FROM pictures p JOIN memories m ON m.id = p.memory_id \
+                 WHERE p.sha256 = ?1 AND p.note IS ?2 AND m.profile = ?3 AND m.scope = ?4 \
+                 AND m.superseded_by IS NULL ORDER BY p.memory_id LIMIT 1",
+            )?
+            .query_row(params![p.sha256, p.note, profile, scope], |r| r.get(0))
+            .optional()?)
+    }
+
+    pub(super) fn insert_picture(&self, memory_id: i64, p: &PictureRef) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "INSERT INTO pictures(memory_id, sha256, ext, name, note, bytes, width, height) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )?
+            .execute(params![
+                memory_id,
+                p.sha256,
+                p.ext,
+                p.name,
+                p.note,
+                p.bytes as i64,
+                p.width,
+                p.height
+            ])?;
+        Ok(())
+    }
+
+    /// Record what OCR made of a picture (`state`: read, wordless or failed).
+    pub fn picture_read(
+        &self,
+        memory_id: i64,
+        state: &str,
+        lines_json: Option<&str>,
+        note: Option<&str>,
+    ) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "UPDATE pictures SET ocr_state = ?2, ocr_lines = ?3, ocr_note = ?4 WHERE memory_id = ?1",
+            )?
+            .execute(params![memory_id, state, lines_json, note])?;
+        Ok(())
+    }
+}
