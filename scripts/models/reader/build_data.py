@@ -237,6 +237,56 @@ def locomo_train_pairs(convs, keep, r):
     return out
 
 
+# ---------------- near misses made from answering pairs ----------------
+# The LoCoMo adversarial question is a real event asked of the wrong person ("What did Melanie
+# find on her walk?" when Caroline found it) or with one detail changed (grandpa for grandma).
+# The same shape is made here from any training pair whose memory answers: the question asks
+# the same thing of another speaker of the same conversation or scene, or of another relative,
+# and the memory (unchanged) no longer answers. Generic, not fitted to any held-out set.
+KIN = [("grandma", "grandpa"), ("grandmother", "grandfather"), ("mom", "dad"), ("mother", "father"),
+       ("brother", "sister"), ("husband", "wife"), ("son", "daughter"), ("boyfriend", "girlfriend"),
+       ("aunt", "uncle"), ("niece", "nephew")]
+
+
+def speaker_of(m):
+    """The single speaker of a "Speaker: text" memory, or None."""
+    head, sep, _ = m.partition(": ")
+    if not sep or "," in head or len(head) > 40:
+        return None
+    first = head.split()[0]
+    return first if re.fullmatch(r"[A-Z][a-z]+", first) else None
+
+
+def word_in(w, text):
+    return re.search(rf"\b{re.escape(w)}\b", text, re.I) is not None
+
+
+def swap_negatives(pairs, r):
+    speakers = collections.defaultdict(set)
+    for p in pairs:
+        s = speaker_of(p["m"])
+        if s:
+            speakers[p["group"]].add(s)
+    out = []
+    for p in pairs:
+        if p["y"] != 1:
+            continue
+        q, m, s = p["q"], p["m"], speaker_of(p["m"])
+        named = [n for n in speakers[p["group"]] if re.search(rf"\b{re.escape(n)}\b", q)]
+        others = sorted(speakers[p["group"]] - {s}) if s else []
+        if s and named == [s] and others:
+            o = r.choice(others)
+            out.append({"q": re.sub(rf"\b{re.escape(s)}\b", o, q), "m": m, "y": 0,
+                        "src": p["src"] + "-swap", "group": p["group"]})
+            continue
+        for a, b in KIN:
+            for x, y in ((a, b), (b, a)):
+                if word_in(x, q) and word_in(x, m) and not word_in(y, m):
+                    nq = re.sub(rf"\b{x}\b", y, q, flags=re.I)
+                    out.append({"q": nq, "m": m, "y": 0, "src": p["src"] + "-kin", "group": p["group"]})
+    return out
+
+
 def split_groups(pairs, dev_frac, r):
     groups = sorted({p["group"] for p in pairs})
     r.shuffle(groups)
@@ -292,7 +342,8 @@ def main():
     # SQuAD: split by article, cap train at 4000 pairs.
     sq = squad_pairs(load("squad2-dev")[0])
     t, d = split_groups(sq, 0.1, r)
-    train += cap(t, 4000, r)
+    t = cap(t, 4000, r)
+    train += t + swap_negatives(t, r)
     dev += cap(d, 800, r)
     # CAsT: use the dataset's own partitions (by query); cap 2500 train.
     ca = cast_pairs(load("cast-snippets-answerability")[0])
@@ -303,7 +354,8 @@ def main():
     for raw in load("friendsqa"):
         fr += friends_pairs(raw, r)
     t, d = split_groups(fr, 0.1, r)
-    train += cap(t, 4000, r)
+    t = cap(t, 4000, r)
+    train += t + swap_negatives(t, r)
     dev += cap(d, 600, r)
     # Synthetic slm-shaped notes; split by generated note.
     check_fixture_entities()
@@ -314,6 +366,7 @@ def main():
     # LoCoMo: fold's training conversations only (audit corrections applied to evidence); oversampled x2.
     keep, held = FOLDS[args.fold]
     lo = locomo_train_pairs(locomo_convs(LOCOMO, LOCOMO_AUDIT), set(keep), r)
+    lo += swap_negatives(lo, r)
     train += lo + lo
     for p in train + dev:
         p.pop("partition", None)
