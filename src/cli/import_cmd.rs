@@ -36,6 +36,7 @@ pub fn import(a: ImportArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
     };
     let file = file.as_path();
     let markdown = match a.format {
+        ImportFormat::Media => return super::import_media::import_media(file, &a, g, style),
         ImportFormat::Markdown => true,
         ImportFormat::Jsonl => false,
         ImportFormat::Auto => {

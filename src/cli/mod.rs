@@ -13,6 +13,7 @@ mod export_cmd;
 mod feedback_cmd;
 pub(crate) mod forward;
 pub(crate) mod import_cmd;
+mod import_media;
 pub(crate) mod read;
 pub(crate) mod recall_cmd;
 mod worker_cmd;

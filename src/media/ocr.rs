@@ -66,6 +66,10 @@ pub const REC_BATCH: usize = 6;
 /// A line counts when its confidence reaches this (rapidocr's `text_score`); a picture with
 /// no such line is wordless.
 pub const LINE_CONFIDENCE: f32 = 0.5;
+/// ...and holds at least this many letters or digits. A lone character is what OCR most
+/// often finds in a picture without words (a circle read as "O" in the fixtures), and alone
+/// it would make nothing findable.
+pub const MIN_LINE_CHARS: usize = 2;
 
 /// One line read, in reading order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -147,7 +151,8 @@ impl Ocr {
         })
     }
 
-    /// The lines in a picture, in reading order, those below [`LINE_CONFIDENCE`] left out.
+    /// The lines in a picture, in reading order; those below [`LINE_CONFIDENCE`] or shorter
+    /// than [`MIN_LINE_CHARS`] are left out.
     pub fn read(&self, picture: &DynamicImage) -> Result<Vec<Line>, String> {
         let rgb = picture.to_rgb8();
         if rgb.width() < 4 || rgb.height() < 4 {
@@ -179,7 +184,10 @@ impl Ocr {
         Ok(texts
             .into_iter()
             .zip(crops)
-            .filter(|((t, conf), _)| !t.trim().is_empty() && *conf >= LINE_CONFIDENCE)
+            .filter(|((t, conf), _)| {
+                *conf >= LINE_CONFIDENCE
+                    && t.chars().filter(|c| c.is_alphanumeric()).count() >= MIN_LINE_CHARS
+            })
             .map(|((text, confidence), (_, bbox))| Line {
                 text: text.trim().to_string(),
                 confidence,

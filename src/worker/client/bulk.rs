@@ -67,6 +67,15 @@ impl Target {
         e.model_status().map(|s| s.detail.clone())
     }
 
+    /// Inline (models loaded here, no worker): read the pictures waiting for OCR now, since
+    /// nothing will in the background. Returns how many, or None when a worker does it.
+    pub fn read_pictures_here(&self) -> Result<Option<usize>> {
+        if self.served_by() != ServedBy::Inline {
+            return Ok(None);
+        }
+        self.engine()?.read_pictures(usize::MAX).map(Some)
+    }
+
     fn engine(&self) -> Result<Arc<Engine>> {
         if let Some(e) = self.local.get() {
             return Ok(e.clone());
