@@ -21,6 +21,20 @@ pub enum BenchCommand {
     Hooks(BenchHooksArgs),
     /// The dashboard's pages timed over HTTP on the bench store (searches excluded).
     Dashboard(BenchExportArgs),
+    /// OCR per picture (the models alone), then a folder imported through the worker: time
+    /// until every picture is read, and, with a questions.json beside the pictures, how many
+    /// questions find their picture in the top 3.
+    Pictures(BenchPicturesArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchPicturesArgs {
+    /// A folder of pictures (the fixtures: fixtures/pictures).
+    #[arg(default_value = "fixtures/pictures")]
+    pub dir: PathBuf,
+    /// Times each picture is read by OCR alone.
+    #[arg(long, default_value_t = 3)]
+    pub runs: usize,
 }
 
 #[derive(Debug, Args)]

@@ -32,6 +32,7 @@ use std::time::Instant;
 pub mod args;
 mod dashboard;
 mod hooks;
+mod pictures;
 mod transfer;
 mod worker;
 
@@ -49,6 +50,7 @@ pub fn run(c: BenchCommand, style: Style) -> Result<i32> {
         BenchCommand::Export(a) => transfer::run(a, style),
         BenchCommand::Hooks(a) => hooks::run(a, style),
         BenchCommand::Dashboard(a) => dashboard::run(a, style),
+        BenchCommand::Pictures(a) => pictures::run(a, style),
     }
 }
 

@@ -14,9 +14,6 @@ use crate::store::pictures::{FAILED, PENDING, READ, WORDLESS};
 use crate::{Error, Result};
 use std::sync::Arc;
 
-/// Where the OCR models are: `SLM_OCR_DIR`, or `<cache>/models/pp-ocrv4` as setup installs them.
-pub const OCR_DIR_ENV: &str = "SLM_OCR_DIR";
-
 /// Edge of a picture's thumbnail, in pixels (written when OCR reads the picture).
 pub const THUMBNAIL_PX: u32 = 256;
 
@@ -53,10 +50,7 @@ pub struct PictureStatus {
 
 impl Engine {
     fn ocr_dir(&self) -> std::path::PathBuf {
-        std::env::var_os(OCR_DIR_ENV)
-            .filter(|v| !v.is_empty())
-            .map(std::path::PathBuf::from)
-            .unwrap_or_else(|| self.paths.cache.join("models").join(media::ocr::MODEL_DIR))
+        media::ocr::model_dir(&self.paths)
     }
 
     fn ocr(&self) -> std::result::Result<Arc<Ocr>, String> {
@@ -139,6 +133,11 @@ impl Engine {
             page: p.page,
             ocr: p.ocr_state,
         }))
+    }
+
+    /// The wordless pictures among these memories, with their notes.
+    pub fn wordless_notes(&self, ids: &[i64]) -> Result<Vec<(i64, Option<String>)>> {
+        self.store()?.wordless_notes(ids)
     }
 
     /// The pictures' OCR states and whether the models are there (read from the files, not

@@ -42,6 +42,17 @@ pub const FILES: [(&str, &str, &str); 3] = [
         "ch_PP-OCRv4_rec_infer.onnx",
     ),
 ];
+/// Where the models are instead of the cache dir's [`MODEL_DIR`].
+pub const OCR_DIR_ENV: &str = "SLM_OCR_DIR";
+
+/// The OCR models' folder: `SLM_OCR_DIR`, else `<cache>/models/pp-ocrv4` as setup installs it.
+pub fn model_dir(paths: &crate::paths::Paths) -> std::path::PathBuf {
+    std::env::var_os(OCR_DIR_ENV)
+        .filter(|v| !v.is_empty())
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| paths.cache.join("models").join(MODEL_DIR))
+}
+
 /// What doctor says of them.
 pub const LICENCE: &str =
     "PP-OCRv4 (PaddleOCR, Apache-2.0), from rapidocr-onnxruntime 1.4.4 (Apache-2.0)";
@@ -296,12 +307,13 @@ pub fn ctc_best_path(rows: &[f32], classes: usize, chars: &[String]) -> (String,
             .iter()
             .enumerate()
             .fold((0, f32::MIN), |a, (i, &p)| if p > a.1 { (i, p) } else { a });
-        if best != 0 && best != prev {
-            if let Some(c) = chars.get(best) {
-                text.push_str(c);
-                sum += p;
-                n += 1;
-            }
+        if best != 0
+            && best != prev
+            && let Some(c) = chars.get(best)
+        {
+            text.push_str(c);
+            sum += p;
+            n += 1;
         }
         prev = best;
     }

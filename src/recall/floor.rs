@@ -4,6 +4,12 @@
 //! non-zero BM25, entity-graph or temporal score, or it is pinned. Spreading activation and
 //! Hopfield alone are not evidence: they find related material, not matching material.
 //!
+//! A wordless picture (`media`: OCR found no words in it) is judged differently, as the spec
+//! says: its text channels only matched its file name or a label, so it stays only when the
+//! words of the user's own note matched the question, or its picture-channel score reaches the
+//! media floor. slm has no picture channel without an image–text model (none is installed:
+//! `docs/pictures.md`), so its note is what keeps it.
+//!
 //! The 0.60 floor is on **raw cosine similarity** of unit-length embeddings (−1..1), the
 //! scale all-MiniLM-L6-v2 produces (measured here: paraphrases ≈ 0.72–0.76, unrelated
 //! ≈ 0). It is not a rescaled (cos+1)/2 value. A model that declares `similarity_floor` in
@@ -33,15 +39,37 @@ pub enum Abstain {
     NoCandidates,
 }
 
+/// `wordless(id)`: for a wordless picture, whether the question's words are in its note
+/// (None: not a wordless picture).
 pub fn apply(
     cands: Vec<Candidate>,
     floor: f32,
     pinned: impl Fn(i64) -> bool,
+    wordless: impl Fn(i64) -> Option<bool>,
 ) -> (Vec<Candidate>, Vec<FloorVerdict>) {
     let mut kept = Vec::new();
     let mut verdicts = Vec::new();
     for c in cands {
         let mut because = Vec::new();
+        if let Some(note_matched) = wordless(c.id) {
+            let ok = note_matched || pinned(c.id);
+            because.push(if note_matched {
+                "wordless picture: its note has the question's words"
+            } else if ok {
+                "pinned"
+            } else {
+                "wordless picture: its note does not have the question's words"
+            });
+            verdicts.push(FloorVerdict {
+                id: c.id,
+                kept: ok,
+                because,
+            });
+            if ok {
+                kept.push(c);
+            }
+            continue;
+        }
         if c.channel_score(Channel::Semantic)
             .is_some_and(|s| s as f32 >= floor)
         {

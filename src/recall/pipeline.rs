@@ -79,8 +79,9 @@ pub(super) fn run(engine: &Engine, req: &RecallRequest, judged: bool) -> Result<
     } else {
         Vec::new()
     };
-    let (mut kept, verdicts) =
-        timing.stage("floor", || evidence_floor(engine, cands, cosine_floor))?;
+    let (mut kept, verdicts) = timing.stage("floor", || {
+        evidence_floor(engine, &req.query, cands, cosine_floor)
+    })?;
     let reranker_status = timing.stage("rerank", || {
         rerank::apply(engine.reranker(), &req.query, &mut kept, |id| {
             engine.reader().ok().and_then(|r| r.text(id).ok().flatten())
@@ -207,6 +208,7 @@ fn boost(
 /// 5. the evidence floor, before any limit (pinned memories pass).
 fn evidence_floor(
     engine: &Engine,
+    query: &str,
     cands: Vec<Candidate>,
     cosine_floor: f32,
 ) -> Result<(Vec<Candidate>, Vec<floor::FloorVerdict>)> {
@@ -218,7 +220,30 @@ fn evidence_floor(
             .map(|c| c.id)
             .collect()
     })?;
-    Ok(floor::apply(cands, cosine_floor, |id| pinned.contains(&id)))
+    // Wordless pictures among them, and whether the question's words are in their note.
+    let ids: Vec<i64> = cands.iter().map(|c| c.id).collect();
+    let notes = engine.wordless_notes(&ids)?;
+    let asked: HashSet<String> = crate::text::content_words(query)
+        .iter()
+        .map(|w| crate::text::stem(w))
+        .collect();
+    let wordless: std::collections::HashMap<i64, bool> = notes
+        .into_iter()
+        .map(|(id, note)| {
+            let matched = note.is_some_and(|n| {
+                crate::text::content_words(&n)
+                    .iter()
+                    .any(|w| asked.contains(&crate::text::stem(w)))
+            });
+            (id, matched)
+        })
+        .collect();
+    Ok(floor::apply(
+        cands,
+        cosine_floor,
+        |id| pinned.contains(&id),
+        |id| wordless.get(&id).copied(),
+    ))
 }
 
 /// The ranking mode's outcome with what the recall log keeps of the order before it.

@@ -121,6 +121,7 @@ fn answer_check_status_reads_for_people() {
         AnswerCheckStatus::Busy,
         AnswerCheckStatus::Warming,
         AnswerCheckStatus::Unavailable,
+        AnswerCheckStatus::MediaUnjudged,
     ];
     for v in &all {
         match v {
@@ -129,7 +130,8 @@ fn answer_check_status_reads_for_people() {
             | AnswerCheckStatus::Skipped
             | AnswerCheckStatus::Busy
             | AnswerCheckStatus::Warming
-            | AnswerCheckStatus::Unavailable => {}
+            | AnswerCheckStatus::Unavailable
+            | AnswerCheckStatus::MediaUnjudged => {}
         }
     }
     check_all(&all);

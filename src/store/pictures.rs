@@ -68,6 +68,24 @@ impl Store {
         Ok(rows.collect::<std::result::Result<_, _>>()?)
     }
 
+    /// The wordless pictures among these memories, with their notes. One query for all (a
+    /// recall's candidates), on the primary key.
+    pub fn wordless_notes(&self, ids: &[i64]) -> Result<Vec<(i64, Option<String>)>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let list = ids
+            .iter()
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(",");
+        let mut st = self.conn.prepare(&format!(
+            "SELECT memory_id, note FROM pictures WHERE ocr_state = 'wordless' AND memory_id IN ({list})"
+        ))?;
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<std::result::Result<_, _>>()?)
+    }
+
     /// The pictures among these memories.
     pub fn pictures_for(&self, ids: &[i64]) -> Result<HashMap<i64, PictureInfo>> {
         let mut out = HashMap::new();

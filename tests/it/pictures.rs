@@ -106,6 +106,19 @@ fn pictures_are_found_by_the_words_in_them_and_wordless_ones_by_their_note() {
             q["q"]
         );
     }
+    // A wordless picture on top is not judged by a text judge (the spec's media_unjudged)...
+    let r = env.json(&["recall", "the sunset from the ferry deck"]);
+    assert_eq!(r["results"][0]["picture"]["name"], "sunset.png", "{r}");
+    assert_eq!(r["answer_check_status"], "media_unjudged", "{r}");
+    // ...and one without a note is not found by its file name alone (the spec's floor).
+    let r = env.json(&["recall", "circles png picture", "--show-weak"]);
+    let names: Vec<&str> = r["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|x| x["picture"]["name"].as_str())
+        .collect();
+    assert!(!names.contains(&"circles.png"), "{r}");
     // A result shows its file, kept in the data dir byte for byte, and a thumbnail.
     let r = env.json(&["recall", "when does the Marrow Street lease end"]);
     let pic = &r["results"][0]["picture"];

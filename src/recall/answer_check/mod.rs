@@ -57,6 +57,9 @@ pub enum AnswerCheckStatus {
     Warming,
     /// The judge cannot run (not installed, no consent, no key, the endpoint refused).
     Unavailable,
+    /// The top result is a wordless picture: a text judge would read only its note and
+    /// name, so it is not judged (the spec's `media_unjudged`).
+    MediaUnjudged,
 }
 
 impl AnswerCheckStatus {
@@ -68,6 +71,7 @@ impl AnswerCheckStatus {
             AnswerCheckStatus::Busy => "busy",
             AnswerCheckStatus::Warming => "warming",
             AnswerCheckStatus::Unavailable => "unavailable",
+            AnswerCheckStatus::MediaUnjudged => "media_unjudged",
         }
     }
 }
@@ -339,7 +343,20 @@ pub fn stage(
         None => budget,
     };
     let mut evidence = Vec::new();
-    let shown: Vec<i64> = ranked.iter().take(EVIDENCE_COUNT).copied().collect();
+    let mut shown: Vec<i64> = ranked.iter().take(EVIDENCE_COUNT).copied().collect();
+    // Wordless pictures are never judged by a text judge; one on top leaves the answer unjudged.
+    let wordless: std::collections::HashSet<i64> = engine
+        .wordless_notes(&shown)?
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    if shown.first().is_some_and(|id| wordless.contains(id)) {
+        return Ok(AnswerCheck::not_run(
+            AnswerCheckStatus::MediaUnjudged,
+            Some("the top result is a picture with no words in it: it is found by its note, and no text judge can say what it shows".into()),
+        ));
+    }
+    shown.retain(|id| !wordless.contains(id));
     let mut vectors = engine.stored_embeddings(&shown).unwrap_or_default();
     for id in shown {
         if let Some(m) = engine.get(id)? {
