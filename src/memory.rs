@@ -160,6 +160,13 @@ pub struct PictureRef {
     /// The user's own words about it.
     #[serde(default)]
     pub note: Option<String>,
+    /// A PDF's page (from 1); None for a picture.
+    #[serde(default)]
+    pub page: Option<u32>,
+    /// A PDF page's text is already in the memory: true when the page had a text layer, false
+    /// when it had none (wordless). None for a picture, which waits for OCR.
+    #[serde(default)]
+    pub text_layer: Option<bool>,
 }
 
 /// A change to an existing memory; `None` leaves a field as it is.

@@ -1,6 +1,7 @@
-//! `slm import --format media FOLDER`: every picture in a folder (PNG, JPEG, WebP, GIF),
-//! each kept in the data dir and saved as a memory named by its path in the folder; their
-//! words are read by OCR in the worker's background queue (here, when no worker runs).
+//! `slm import --format media FOLDER|FILE`: every picture (PNG, JPEG, WebP, GIF) and PDF in a
+//! folder, or one file, each kept in the data dir and saved as memories named by its path in
+//! the folder: a picture is one memory whose words OCR reads in the worker's background queue
+//! (here, when no worker runs); a PDF is one memory a page, holding the page's text layer.
 //!
 //! Every file is checked before any is stored: a damaged or oversized picture stops the
 //! import with its name and nothing stored (`--skip-bad` stores the others and lists it).
@@ -19,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 /// The file endings taken as pictures (the content decides the format; these only choose
 /// which files to look at).
-const PICTURE_ENDINGS: [&str; 5] = ["png", "jpg", "jpeg", "webp", "gif"];
+const PICTURE_ENDINGS: [&str; 6] = ["png", "jpg", "jpeg", "webp", "gif", "pdf"];
 /// Pictures per write.
 const BATCH: usize = 16;
 
@@ -67,9 +68,9 @@ fn pictures_in(dir: &Path, follow: bool) -> Result<(Vec<PathBuf>, Vec<PathBuf>)>
 }
 
 pub fn import_media(dir: &Path, a: &ImportArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
-    if !dir.is_dir() {
+    if !dir.is_dir() && !dir.is_file() {
         return Err(Error::Usage(format!(
-            "{}: --format media imports a folder of pictures (one picture: slm remember --image FILE)",
+            "{}: --format media imports a folder of pictures and PDFs, or one file",
             dir.display()
         )));
     }
@@ -79,18 +80,28 @@ pub fn import_media(dir: &Path, a: &ImportArgs, g: &GlobalArgs, style: Style) ->
                 .into(),
         ));
     }
-    let (files, other) = pictures_in(dir, a.follow_links)?;
-    let root = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let (files, other) = if dir.is_file() {
+        (vec![dir.to_path_buf()], Vec::new())
+    } else {
+        pictures_in(dir, a.follow_links)?
+    };
+    let root = match dir.is_file() {
+        true => dir.parent().map(Path::to_path_buf).unwrap_or_default(),
+        false => dir.to_path_buf(),
+    };
+    let root = root.canonicalize().unwrap_or(root);
     // Check every file first: nothing is stored when one is bad (unless --skip-bad).
     let pb = crate::progress::bar(files.len() as u64, "checking pictures");
     let mut good: Vec<(PictureRef, PathBuf)> = Vec::new();
     let mut bad: Vec<String> = Vec::new();
     for f in &files {
-        match crate::media::inspect(f) {
-            Ok((mut p, _)) => {
+        let f = f.canonicalize().unwrap_or_else(|_| f.clone());
+        match crate::media::inspect_any(&f) {
+            Ok(i) => {
+                let mut p = i.file;
                 p.name = f
                     .strip_prefix(&root)
-                    .unwrap_or(f)
+                    .unwrap_or(&f)
                     .to_string_lossy()
                     .into_owned();
                 good.push((p, f.clone()));
@@ -111,26 +122,37 @@ pub fn import_media(dir: &Path, a: &ImportArgs, g: &GlobalArgs, style: Style) ->
     let target = Target::connect(&paths, Mode::resolve(g.no_worker)?, ModelMode::Load)?;
     let pb = crate::progress::bar(good.len() as u64, "importing pictures");
     let (mut added, mut existed) = (0usize, 0usize);
+    let mut wordless_docs: Vec<String> = Vec::new();
     for chunk in good.chunks(BATCH) {
         let mut memories = Vec::new();
         for (p, f) in chunk {
             // Read again to keep: the file is stored as it is now, checked by its sha256.
-            let (now, bytes) = crate::media::inspect(f)?;
-            if now.sha256 != p.sha256 {
+            let mut now = crate::media::inspect_any(f)?;
+            if now.file.sha256 != p.sha256 {
                 return Err(Error::Input(format!(
                     "{} changed while it was imported; run the import again",
                     f.display()
                 )));
             }
-            crate::media::save(&paths, p, &bytes)?;
-            memories.push(NewMemory {
-                text: crate::media::memory_text(p, &[]),
-                profile: Some(g.profile.clone()),
-                project: super::current_project(g),
-                allow_secrets: a.allow_secrets,
-                picture: Some(p.clone()),
-                ..Default::default()
-            });
+            now.file.name = p.name.clone();
+            crate::media::save(&paths, &now.file, &now.bytes)?;
+            if now
+                .pages
+                .as_ref()
+                .is_some_and(|ps| ps.iter().all(String::is_empty))
+            {
+                wordless_docs.push(p.name.clone());
+            }
+            for (part, text) in crate::media::memories_of(&now) {
+                memories.push(NewMemory {
+                    text,
+                    profile: Some(g.profile.clone()),
+                    project: super::current_project(g),
+                    allow_secrets: a.allow_secrets,
+                    picture: Some(part),
+                    ..Default::default()
+                });
+            }
         }
         let op = Op::RememberBatch {
             memories,
@@ -154,25 +176,34 @@ pub fn import_media(dir: &Path, a: &ImportArgs, g: &GlobalArgs, style: Style) ->
         style,
         "import",
         json!({ "added": added, "existed": existed, "skipped_bad": bad, "other_files": others,
-                "read_now": read_here, "served_by": target.served_by() }),
+                "read_now": read_here, "documents_without_text": wordless_docs,
+                "served_by": target.served_by() }),
         || {
-            let mut s = format!("imported {added} pictures");
+            let mut s = format!("imported {added} pictures and pages");
             if existed > 0 {
                 s.push_str(&format!(" ({existed} already there)"));
             }
             s.push_str(&match read_here {
-                Some(n) => format!("; read the words in {n}"),
+                Some(0) => String::new(),
+                Some(n) => format!("; read the words in {n} pictures"),
                 None => {
-                    "; their words are read in the background (`slm doctor` shows how many wait)"
+                    "; the words in pictures are read in the background (`slm doctor` shows how many wait)"
                         .into()
                 }
             });
+            if !wordless_docs.is_empty() {
+                s.push_str(&format!(
+                    "\n{} PDF(s) with no text layer (scans; slm cannot render pages to read them): {}; found by their name only",
+                    wordless_docs.len(),
+                    wordless_docs.join(", ")
+                ));
+            }
             if !bad.is_empty() {
                 s.push_str(&format!("\nskipped {}:\n{}", bad.len(), bad.join("\n")));
             }
             if others > 0 {
                 s.push_str(&format!(
-                    "\n{others} other file(s) left out (pictures are PNG, JPEG, WebP or GIF)"
+                    "\n{others} other file(s) left out (pictures are PNG, JPEG, WebP or GIF; documents PDF)"
                 ));
             }
             s

@@ -9,6 +9,7 @@
 
 pub mod detect;
 pub mod ocr;
+pub mod pdf;
 
 use crate::paths::Paths;
 use crate::{Error, Result};
@@ -51,6 +52,12 @@ pub fn inspect(path: &Path) -> Result<(PictureRef, Vec<u8>)> {
         ));
     }
     let bytes = std::fs::read(path).map_err(|e| input(path, e))?;
+    if pdf::is_pdf(&bytes) {
+        return Err(input(
+            path,
+            "a PDF is a document, not a picture: `slm import --format media` takes it, page by page",
+        ));
+    }
     let format = image::guess_format(&bytes)
         .map_err(|_| input(path, "not a PNG, JPEG, WebP or GIF picture"))?;
     let ext = match format {
@@ -92,10 +99,91 @@ pub fn inspect(path: &Path) -> Result<(PictureRef, Vec<u8>)> {
             bytes: meta.len(),
             width,
             height,
-            note: None,
+            ..Default::default()
         },
         bytes,
     ))
+}
+
+/// A file to import: a picture, or a PDF and its pages' text.
+pub struct Inspected {
+    pub file: PictureRef,
+    pub bytes: Vec<u8>,
+    /// A PDF's pages (an empty string for a page without a text layer); None for a picture.
+    pub pages: Option<Vec<String>>,
+}
+
+/// [`inspect`] for a picture or a PDF (the file's own header decides).
+pub fn inspect_any(path: &Path) -> Result<Inspected> {
+    let head = {
+        use std::io::Read;
+        let mut b = [0u8; 5];
+        let n = std::fs::File::open(path)
+            .and_then(|mut f| f.read(&mut b))
+            .map_err(|e| input(path, e))?;
+        b[..n].to_vec()
+    };
+    if !pdf::is_pdf(&head) {
+        let (file, bytes) = inspect(path)?;
+        return Ok(Inspected {
+            file,
+            bytes,
+            pages: None,
+        });
+    }
+    let meta = std::fs::metadata(path).map_err(|e| input(path, e))?;
+    if meta.len() > MAX_BYTES {
+        return Err(input(
+            path,
+            format!(
+                "{} bytes is over the limit of {MAX_BYTES} bytes (25 MB)",
+                meta.len()
+            ),
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| input(path, e))?;
+    let pages = pdf::pages(path, &bytes)?;
+    let sha256 = {
+        use sha2::{Digest, Sha256};
+        format!("{:x}", Sha256::digest(&bytes))
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "document.pdf".into());
+    Ok(Inspected {
+        file: PictureRef {
+            sha256,
+            ext: "pdf".into(),
+            name,
+            bytes: meta.len(),
+            ..Default::default()
+        },
+        bytes,
+        pages: Some(pages),
+    })
+}
+
+/// The memories a file becomes: one for a picture (its words come later, from OCR), one a page
+/// for a PDF (each with its page's text, or wordless).
+pub fn memories_of(f: &Inspected) -> Vec<(PictureRef, String)> {
+    match &f.pages {
+        None => vec![(f.file.clone(), memory_text(&f.file, &[]))],
+        Some(pages) => pages
+            .iter()
+            .enumerate()
+            .map(|(i, text)| {
+                let p = PictureRef {
+                    page: Some(i as u32 + 1),
+                    text_layer: Some(!text.is_empty()),
+                    ..f.file.clone()
+                };
+                let lines: Vec<String> = text.lines().map(str::to_string).collect();
+                let t = memory_text(&p, &lines);
+                (p, t)
+            })
+            .collect(),
+    }
 }
 
 /// Decode a picture's bytes (a GIF's first frame), within [`MAX_PIXELS`].
@@ -196,7 +284,10 @@ pub fn memory_text(p: &PictureRef, ocr_lines: &[String]) -> String {
         t.push('\n');
     }
     let sha = p.sha256.get(..TEXT_SHA_DIGITS).unwrap_or(&p.sha256);
-    t.push_str(&format!("[picture: {} · {sha}]", p.name));
+    match p.page {
+        Some(n) => t.push_str(&format!("[document: {}, page {n} · {sha}]", p.name)),
+        None => t.push_str(&format!("[picture: {} · {sha}]", p.name)),
+    }
     for line in ocr_lines {
         if t.len() + 1 + line.len() > crate::memory::MAX_TEXT_BYTES {
             break;

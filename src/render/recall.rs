@@ -62,12 +62,18 @@ fn render_result(r: &ScoredResult, style: Style, out: &mut String) {
         let ocr = match p.ocr.as_str() {
             "read" => String::new(),
             "pending" => " (its words are not read yet)".into(),
+            "wordless" if p.page.is_some() => " (no text layer: a scanned page)".into(),
             "wordless" => " (no words found in it)".into(),
             other => format!(" (OCR {other})"),
         };
+        let what = if p.page.is_some() {
+            "document"
+        } else {
+            "picture"
+        };
         out.push_str(&format!(
             "      {} {}{page}{ocr}\n",
-            style.dim("picture"),
+            style.dim(what),
             style.text(&p.path)
         ));
     }

@@ -53,6 +53,8 @@ impl Store {
                     bytes: r.get::<_, i64>(5)? as u64,
                     width: r.get(6)?,
                     height: r.get(7)?,
+                    page: None,
+                    text_layer: None,
                 },
             })
         })?;
@@ -133,17 +135,19 @@ impl Writer<'_> {
             .prepare_cached(
                 "SELECT p.memory_id FROM pictures p JOIN memories m ON m.id = p.memory_id \
                  WHERE p.sha256 = ?1 AND p.note IS ?2 AND m.profile = ?3 AND m.scope = ?4 \
-                 AND m.superseded_by IS NULL ORDER BY p.memory_id LIMIT 1",
+                 AND p.page IS ?5 AND m.superseded_by IS NULL ORDER BY p.memory_id LIMIT 1",
             )?
-            .query_row(params![p.sha256, p.note, profile, scope], |r| r.get(0))
+            .query_row(params![p.sha256, p.note, profile, scope, p.page], |r| {
+                r.get(0)
+            })
             .optional()?)
     }
 
     pub(super) fn insert_picture(&self, memory_id: i64, p: &PictureRef) -> Result<()> {
         self.tx
             .prepare_cached(
-                "INSERT INTO pictures(memory_id, sha256, ext, name, note, bytes, width, height) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "INSERT INTO pictures(memory_id, sha256, ext, name, note, bytes, width, height, page, ocr_state) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             )?
             .execute(params![
                 memory_id,
@@ -153,7 +157,13 @@ impl Writer<'_> {
                 p.note,
                 p.bytes as i64,
                 p.width,
-                p.height
+                p.height,
+                p.page,
+                match p.text_layer {
+                    None => PENDING,
+                    Some(true) => READ,
+                    Some(false) => WORDLESS,
+                }
             ])?;
         Ok(())
     }

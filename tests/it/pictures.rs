@@ -192,6 +192,45 @@ fn a_bad_picture_is_refused_by_name_and_nothing_is_stored() {
     assert_eq!(a["id"], b["id"], "{a} {b}");
 }
 
+#[test]
+fn a_pdf_is_one_memory_a_page_and_a_scan_is_reported_without_text() {
+    let env = Env::new();
+    let spec = spec();
+    let book = fixture("pictures/handbook.pdf");
+    let imp = env.json(&["import", "--format", "media", book.to_str().unwrap()]);
+    assert_eq!(
+        imp["added"], spec["documents"]["handbook.pdf"]["pages"],
+        "{imp}"
+    );
+    for q in spec["document_questions"].as_array().unwrap() {
+        let r = env.json(&["recall", q["q"].as_str().unwrap()]);
+        let top = &r["results"][0]["picture"];
+        assert_eq!(top["name"], q["file"], "{} -> {r}", q["q"]);
+        assert_eq!(top["page"], q["page"], "{} -> {r}", q["q"]);
+    }
+    let scan = fixture("pictures/scan.pdf");
+    let imp = env.json(&["import", "--format", "media", scan.to_str().unwrap()]);
+    assert_eq!(
+        imp["documents_without_text"],
+        serde_json::json!(["scan.pdf"]),
+        "{imp}"
+    );
+    assert_eq!(env.json(&["doctor"])["pictures"]["wordless"], 1);
+    // A PDF is not a picture; a damaged one is refused by name.
+    let out = env.run(&["remember", "--image", book.to_str().unwrap()]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("import --format media"),
+        "{}",
+        stderr(&out)
+    );
+    let bytes = std::fs::read(&book).unwrap();
+    let bad = write(env.dir.path(), "cut.pdf", &bytes[..bytes.len() / 2]);
+    let out = env.run(&["import", "--format", "media", bad.to_str().unwrap()]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("cut.pdf"), "{}", stderr(&out));
+}
+
 fn count_files(dir: &Path) -> usize {
     let mut n = 0;
     for e in std::fs::read_dir(dir).unwrap().flatten() {
