@@ -151,6 +151,9 @@ _slm() {
             slm__subcmd__bench,ingest)
                 cmd="slm__subcmd__bench__subcmd__ingest"
                 ;;
+            slm__subcmd__bench,pictures)
+                cmd="slm__subcmd__bench__subcmd__pictures"
+                ;;
             slm__subcmd__bench,recall)
                 cmd="slm__subcmd__bench__subcmd__recall"
                 ;;
@@ -174,6 +177,9 @@ _slm() {
                 ;;
             slm__subcmd__bench__subcmd__help,ingest)
                 cmd="slm__subcmd__bench__subcmd__help__subcmd__ingest"
+                ;;
+            slm__subcmd__bench__subcmd__help,pictures)
+                cmd="slm__subcmd__bench__subcmd__help__subcmd__pictures"
                 ;;
             slm__subcmd__bench__subcmd__help,recall)
                 cmd="slm__subcmd__bench__subcmd__help__subcmd__recall"
@@ -324,6 +330,9 @@ _slm() {
                 ;;
             slm__subcmd__help__subcmd__bench,ingest)
                 cmd="slm__subcmd__help__subcmd__bench__subcmd__ingest"
+                ;;
+            slm__subcmd__help__subcmd__bench,pictures)
+                cmd="slm__subcmd__help__subcmd__bench__subcmd__pictures"
                 ;;
             slm__subcmd__help__subcmd__bench,recall)
                 cmd="slm__subcmd__help__subcmd__bench__subcmd__recall"
@@ -746,7 +755,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench)
-            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version ingest recall vectors worker export hooks dashboard help"
+            opts="-h -V --json --color --profile --no-worker --no-wait --project --all-projects --help --version ingest recall vectors worker export hooks dashboard pictures help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -840,7 +849,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench__subcmd__help)
-            opts="ingest recall vectors worker export hooks dashboard help"
+            opts="ingest recall vectors worker export hooks dashboard pictures help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -910,6 +919,20 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench__subcmd__help__subcmd__ingest)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__bench__subcmd__help__subcmd__pictures)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1019,6 +1042,36 @@ _slm() {
                     return 0
                     ;;
                 --data)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__bench__subcmd__pictures)
+            opts="-h -V --runs --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --runs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1824,7 +1877,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__help__subcmd__bench)
-            opts="ingest recall vectors worker export hooks dashboard"
+            opts="ingest recall vectors worker export hooks dashboard pictures"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1880,6 +1933,20 @@ _slm() {
             return 0
             ;;
         slm__subcmd__help__subcmd__bench__subcmd__ingest)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        slm__subcmd__help__subcmd__bench__subcmd__pictures)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2597,7 +2664,7 @@ _slm() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "auto jsonl markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto jsonl markdown media" -- "${cur}"))
                     return 0
                     ;;
                 --batch)
@@ -2806,12 +2873,16 @@ _slm() {
             return 0
             ;;
         slm__subcmd__remember)
-            opts="-h -V --kind --tag --session --pin --scope --at --source --idempotency-key --supersedes --allow-secrets --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
+            opts="-h -V --image --kind --tag --session --pin --scope --at --source --idempotency-key --supersedes --allow-secrets --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --image)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --kind)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

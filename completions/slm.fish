@@ -63,6 +63,7 @@ complete -c slm -n "__fish_slm_needs_command" -f -a "bench" -d 'Measure speed (p
 complete -c slm -n "__fish_slm_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c slm -n "__fish_slm_needs_command" -f -a "man" -d 'Print the man page (roff)'
 complete -c slm -n "__fish_slm_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c slm -n "__fish_slm_using_subcommand remember" -l image -d 'Save a picture (PNG, JPEG, WebP, GIF; at most 25 MB): the file is kept in the data dir, and the words in it are read in the background (OCR) and found like text' -r -F
 complete -c slm -n "__fish_slm_using_subcommand remember" -l kind -d 'What sort of memory: note, decision, fact, prompt, event, bookkeeping' -r
 complete -c slm -n "__fish_slm_using_subcommand remember" -l tag -d 'A tag (repeatable)' -r
 complete -c slm -n "__fish_slm_using_subcommand remember" -l session -d 'The session this memory belongs to' -r
@@ -86,9 +87,10 @@ complete -c slm -n "__fish_slm_using_subcommand remember" -s h -l help -d 'Print
 complete -c slm -n "__fish_slm_using_subcommand remember" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand import" -l from -d 'Import a coding agent\'s past sessions: each prompt you typed (kind prompt) and each text reply (a note), with session ids, times and projects; tool calls and their output are left out. Running it again adds only what is new' -r -f -a "claude-code\t'Claude Code: ~/.claude/projects/*/*.jsonl ($CLAUDE_CONFIG_DIR/projects when set)'
 codex\t'Codex CLI: ~/.codex/sessions/**/rollout-*.jsonl ($CODEX_HOME/sessions when set)'"
-complete -c slm -n "__fish_slm_using_subcommand import" -l format -d 'jsonl or markdown; auto: a folder or a .md, .markdown or .txt file is markdown, anything else JSON Lines' -r -f -a "auto\t''
+complete -c slm -n "__fish_slm_using_subcommand import" -l format -d 'jsonl, markdown or media (a folder of pictures); auto: a folder or a .md, .markdown or .txt file is markdown, anything else JSON Lines' -r -f -a "auto\t''
 jsonl\t''
-markdown\t''"
+markdown\t''
+media\t'A folder of pictures (PNG, JPEG, WebP, GIF)'"
 complete -c slm -n "__fish_slm_using_subcommand import" -l batch -d 'Lines per transaction' -r
 complete -c slm -n "__fish_slm_using_subcommand import" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
@@ -653,25 +655,26 @@ complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "pairs" -d 'The model\'s cosine scale: question/answer pairs against mismatched pairings'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "notes" -d 'Plain workplace notes and questions in other words (fixtures/notes-dev.json format): supported with the right note first, and unanswerable questions not supported'
 complete -c slm -n "__fish_slm_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard help" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard pictures help" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard help" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
-complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard help" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
-complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard help" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
-complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard help" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
-complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard help" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
-complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard help" -l all-projects -d 'Read every project\'s memories (writes record no project)'
-complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard help" -s h -l help -d 'Print help'
-complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard help" -s V -l version -d 'Print version'
-complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard help" -f -a "ingest" -d 'Import N memories and report memories/s, time to findable, size, RSS'
-complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard help" -f -a "recall" -d 'Recall latency on a synthetic store built from LoCoMo turns'
-complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard help" -f -a "vectors" -d 'Vector index precision: recall@10 of f32, f16 and i8 HNSW against exact search'
-complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard help" -f -a "worker" -d 'End to end through the CLI against the warm worker (process start included), at each concurrency, and the cold path with the worker down'
-complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard help" -f -a "export" -d 'Export, import and backup speed on the bench store (memories/s, MB/s)'
-complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard help" -f -a "hooks" -d '`slm hook capture` timed end to end with the worker idle and while it imports'
-complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard help" -f -a "dashboard" -d 'The dashboard\'s pages timed over HTTP on the bench store (searches excluded)'
-complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard pictures help" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard pictures help" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard pictures help" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard pictures help" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard pictures help" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard pictures help" -l all-projects -d 'Read every project\'s memories (writes record no project)'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard pictures help" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard pictures help" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard pictures help" -f -a "ingest" -d 'Import N memories and report memories/s, time to findable, size, RSS'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard pictures help" -f -a "recall" -d 'Recall latency on a synthetic store built from LoCoMo turns'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard pictures help" -f -a "vectors" -d 'Vector index precision: recall@10 of f32, f16 and i8 HNSW against exact search'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard pictures help" -f -a "worker" -d 'End to end through the CLI against the warm worker (process start included), at each concurrency, and the cold path with the worker down'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard pictures help" -f -a "export" -d 'Export, import and backup speed on the bench store (memories/s, MB/s)'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard pictures help" -f -a "hooks" -d '`slm hook capture` timed end to end with the worker idle and while it imports'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard pictures help" -f -a "dashboard" -d 'The dashboard\'s pages timed over HTTP on the bench store (searches excluded)'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard pictures help" -f -a "pictures" -d 'OCR per picture (the models alone), then a folder imported through the worker: time until every picture is read, and, with a questions.json beside the pictures, how many questions find their picture in the top 3'
+complete -c slm -n "__fish_slm_using_subcommand bench; and not __fish_seen_subcommand_from ingest recall vectors worker export hooks dashboard pictures help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -l memories -r
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -l data -d 'LoCoMo file to take turn text from' -r -F
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from ingest" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
@@ -771,6 +774,18 @@ complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcomman
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from dashboard" -l all-projects -d 'Read every project\'s memories (writes record no project)'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from dashboard" -s h -l help -d 'Print help'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from dashboard" -s V -l version -d 'Print version'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from pictures" -l runs -d 'Times each picture is read by OCR alone' -r
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from pictures" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from pictures" -l profile -d 'The profile to read and write (default: $SLM_PROFILE, else "default"). An empty --profile is an error; an empty SLM_PROFILE counts as unset' -r
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from pictures" -l project -d 'The project to write to and read from (default: $SLM_PROJECT, else the git repository the working directory is in, if any). A question sees its project\'s memories and those saved outside any project' -r
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from pictures" -l json -d 'Print machine-readable JSON (the schema is in docs/json.md)'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from pictures" -l no-worker -d 'Answer in this process, without the warm worker (keyword-only until a worker has the model loaded; labelled warming). Same as SLM_WORKER=off'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from pictures" -l no-wait -d 'A question that finds the worker starting does not wait for it (up to worker.question_wait_s, default 10 s): it answers at once from keyword search, labelled warming'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from pictures" -l all-projects -d 'Read every project\'s memories (writes record no project)'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from pictures" -s h -l help -d 'Print help'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from pictures" -s V -l version -d 'Print version'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "ingest" -d 'Import N memories and report memories/s, time to findable, size, RSS'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "recall" -d 'Recall latency on a synthetic store built from LoCoMo turns'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "vectors" -d 'Vector index precision: recall@10 of f32, f16 and i8 HNSW against exact search'
@@ -778,6 +793,7 @@ complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcomman
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "export" -d 'Export, import and backup speed on the bench store (memories/s, MB/s)'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "hooks" -d '`slm hook capture` timed end to end with the worker idle and while it imports'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "dashboard" -d 'The dashboard\'s pages timed over HTTP on the bench store (searches excluded)'
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "pictures" -d 'OCR per picture (the models alone), then a folder imported through the worker: time until every picture is read, and, with a questions.json beside the pictures, how many questions find their picture in the top 3'
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c slm -n "__fish_slm_using_subcommand completions" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
@@ -852,3 +868,4 @@ complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand
 complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "export" -d 'Export, import and backup speed on the bench store (memories/s, MB/s)'
 complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "hooks" -d '`slm hook capture` timed end to end with the worker idle and while it imports'
 complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "dashboard" -d 'The dashboard\'s pages timed over HTTP on the bench store (searches excluded)'
+complete -c slm -n "__fish_slm_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "pictures" -d 'OCR per picture (the models alone), then a folder imported through the worker: time until every picture is read, and, with a questions.json beside the pictures, how many questions find their picture in the top 3'
