@@ -26,13 +26,7 @@ fn pictures_in(dir: &std::path::Path) -> Result<Vec<std::path::PathBuf>> {
         .map_err(|e| Error::io(format!("reading {}", dir.display()), e))?
         .flatten()
         .map(|e| e.path())
-        .filter(|p| {
-            let ext = p
-                .extension()
-                .map(|x| x.to_string_lossy().to_lowercase())
-                .unwrap_or_default();
-            ["png", "jpg", "jpeg", "webp", "gif"].contains(&ext.as_str())
-        })
+        .filter(|p| media::ends_like(p, &media::PICTURE_ENDINGS))
         .collect();
     v.sort();
     Ok(v)

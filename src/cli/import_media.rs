@@ -9,6 +9,7 @@
 
 use super::args::{GlobalArgs, ImportArgs};
 use crate::engine::ModelMode;
+use crate::media;
 use crate::memory::{NewMemory, PictureRef};
 use crate::output::{Style, emit};
 use crate::paths::Paths;
@@ -18,9 +19,6 @@ use crate::{Error, Result};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
-/// The file endings taken as pictures (the content decides the format; these only choose
-/// which files to look at).
-const PICTURE_ENDINGS: [&str; 6] = ["png", "jpg", "jpeg", "webp", "gif", "pdf"];
 /// Pictures per write.
 const BATCH: usize = 16;
 
@@ -50,11 +48,9 @@ fn pictures_in(dir: &Path, follow: bool) -> Result<(Vec<PathBuf>, Vec<PathBuf>)>
             if p.is_dir() {
                 todo.push(p);
             } else if p.is_file() {
-                let ext = p
-                    .extension()
-                    .map(|x| x.to_string_lossy().to_lowercase())
-                    .unwrap_or_default();
-                if PICTURE_ENDINGS.contains(&ext.as_str()) {
+                if media::ends_like(&p, &media::PICTURE_ENDINGS)
+                    || media::ends_like(&p, &media::DOCUMENT_ENDINGS)
+                {
                     pics.push(p);
                 } else {
                     other.push(p);

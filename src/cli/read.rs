@@ -379,7 +379,12 @@ fn pictures_line(p: &crate::engine::PictureStatus, mark: &dyn Fn(bool) -> String
             parts.push(format!("{} waiting to be read", p.pending));
         }
         if p.failed > 0 {
-            parts.push(format!("{} could not be read", p.failed));
+            let first = p
+                .failures
+                .first()
+                .map(|(id, name, why)| format!(" (#{id} {name}: {why})"))
+                .unwrap_or_default();
+            parts.push(format!("{} could not be read{first}", p.failed));
         }
         format!(
             "{} {}: {}",

@@ -41,6 +41,8 @@ pub struct PictureStatus {
     pub read: i64,
     pub wordless: i64,
     pub failed: i64,
+    /// The first few that could not be read: memory id, file name, why.
+    pub failures: Vec<(i64, String, String)>,
     /// The OCR models' folder and whether they are usable.
     pub ocr_dir: String,
     /// Why OCR cannot run, when it cannot.
@@ -152,6 +154,7 @@ impl Engine {
             read: n(READ),
             wordless: n(WORDLESS),
             failed: n(FAILED),
+            failures: self.store()?.failed_pictures(5)?,
             ocr_unavailable: media::ocr::check_files(&dir),
             ocr_dir: dir.display().to_string(),
             ocr_licence: media::ocr::LICENCE,

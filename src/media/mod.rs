@@ -29,6 +29,26 @@ const TEXT_SHA_DIGITS: usize = 12;
 
 pub use crate::memory::PictureRef;
 
+/// The file endings taken as pictures and as documents when a folder is read (the content
+/// decides the format; these only choose which files to look at).
+pub const PICTURE_ENDINGS: [&str; 5] = ["png", "jpg", "jpeg", "webp", "gif"];
+pub const DOCUMENT_ENDINGS: [&str; 1] = ["pdf"];
+
+/// Whether a file's name ends like one of `endings` (case aside).
+pub fn ends_like(p: &Path, endings: &[&str]) -> bool {
+    let ext = p
+        .extension()
+        .map(|x| x.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    endings.contains(&ext.as_str())
+}
+
+/// A file's content address.
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    format!("{:x}", Sha256::digest(bytes))
+}
+
 fn input(path: &Path, why: impl std::fmt::Display) -> Error {
     Error::Input(format!("{}: {why}; nothing was stored", path.display()))
 }
@@ -83,10 +103,7 @@ pub fn inspect(path: &Path) -> Result<(PictureRef, Vec<u8>)> {
         ));
     }
     decode(&bytes).map_err(|e| input(path, format!("the picture is damaged ({e})")))?;
-    let sha256 = {
-        use sha2::{Digest, Sha256};
-        format!("{:x}", Sha256::digest(&bytes))
-    };
+    let sha256 = sha256_hex(&bytes);
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -143,10 +160,7 @@ pub fn inspect_any(path: &Path) -> Result<Inspected> {
     }
     let bytes = std::fs::read(path).map_err(|e| input(path, e))?;
     let pages = pdf::pages(path, &bytes)?;
-    let sha256 = {
-        use sha2::{Digest, Sha256};
-        format!("{:x}", Sha256::digest(&bytes))
-    };
+    let sha256 = sha256_hex(&bytes);
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -245,9 +259,8 @@ pub fn write_thumbnail(
 pub fn save(paths: &Paths, p: &PictureRef, bytes: &[u8]) -> Result<PathBuf> {
     let dest = path_of(paths, &p.sha256, &p.ext);
     let matches = |f: &Path| {
-        use sha2::{Digest, Sha256};
-        std::fs::read(f)
-            .map(|b| format!("{:x}", Sha256::digest(&b)) == p.sha256)
+        crate::paths::sha256_file(f)
+            .map(|(sum, _)| sum == p.sha256)
             .unwrap_or(false)
     };
     if dest.is_file() && matches(&dest) {

@@ -99,22 +99,14 @@ pub struct Ocr {
     chars: Vec<String>,
 }
 
-fn sha256_file(p: &Path) -> std::io::Result<String> {
-    use sha2::{Digest, Sha256};
-    let mut f = std::fs::File::open(p)?;
-    let mut h = Sha256::new();
-    std::io::copy(&mut f, &mut h)?;
-    Ok(format!("{:x}", h.finalize()))
-}
-
 /// Why the models are not usable, in words for doctor; `None` when they are all there and
 /// match their pins.
 pub fn check_files(dir: &Path) -> Option<String> {
     for (name, sha, _) in FILES {
         let p = dir.join(name);
-        match sha256_file(&p) {
+        match crate::paths::sha256_file(&p) {
             Err(_) => return Some(format!("{} is missing", p.display())),
-            Ok(got) if got != sha => {
+            Ok((got, _)) if got != sha => {
                 return Some(format!(
                     "{} does not match its pinned sha256 (got {got})",
                     p.display()

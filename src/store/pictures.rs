@@ -70,6 +70,16 @@ impl Store {
         Ok(rows.collect::<std::result::Result<_, _>>()?)
     }
 
+    /// Pictures OCR could not read, with why (at most `limit`).
+    pub fn failed_pictures(&self, limit: usize) -> Result<Vec<(i64, String, String)>> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT memory_id, name, COALESCE(ocr_note, '') FROM pictures \
+             WHERE ocr_state = 'failed' ORDER BY memory_id LIMIT ?1",
+        )?;
+        let rows = st.query_map([limit as i64], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        Ok(rows.collect::<std::result::Result<_, _>>()?)
+    }
+
     /// The wordless pictures among these memories, with their notes. One query for all (a
     /// recall's candidates), on the primary key.
     pub fn wordless_notes(&self, ids: &[i64]) -> Result<Vec<(i64, Option<String>)>> {

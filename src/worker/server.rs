@@ -80,6 +80,10 @@ pub const DRAIN_POLL: Duration = Duration::from_millis(20);
 /// How often the idle watch looks (at most; a short idle timeout, as tests set, is checked
 /// four times over). Chosen, not measured: the idle timeout is minutes.
 pub const IDLE_CHECK: Duration = Duration::from_millis(500);
+/// Pictures read by OCR per background round: each is about a second of both cores (`slm
+/// bench pictures`), and questions are stepped aside for before each round, as for a batch of
+/// embeddings.
+pub const PICTURES_PER_ROUND: usize = 2;
 /// The pause between background batches. Chosen, not measured: a batch is ~0.2–0.5 s, so
 /// background work takes at most about half the model's time while there is a backlog.
 pub const BACKGROUND_PAUSE: Duration = Duration::from_millis(500);
@@ -575,9 +579,9 @@ fn background(w: &Arc<Worker>) {
         // Writes by other processes (an import) are applied here, so the next question
         // does not pay for them.
         let _ = w.engine.catch_up();
-        // Pictures waiting for OCR: one at a time (about a second each), so a question
-        // arriving meanwhile waits at most for that one, never for the queue.
-        match w.engine.read_pictures(1) {
+        // Pictures waiting for OCR: one at a time (about a second each on 2 idle cores), so a
+        // question arriving meanwhile waits at most for that one, never for the queue.
+        match w.engine.read_pictures(PICTURES_PER_ROUND) {
             Ok(0) => {}
             Ok(_) => w.questions.invalidate(),
             Err(e) => eprintln!("slm worker: reading a picture failed: {e}"),

@@ -122,7 +122,7 @@ fn a_store_from_before_duplicates_finds_its_old_texts() {
     {
         let c = rusqlite::Connection::open(env.path("store.db")).expect("store");
         c.execute_batch(
-            "DROP TABLE views; DROP INDEX memories_project; ALTER TABLE memories DROP COLUMN project; \
+            "DROP TABLE pictures; DROP TABLE views; DROP INDEX memories_project; ALTER TABLE memories DROP COLUMN project; \
              DROP INDEX memories_dedup; ALTER TABLE memories DROP COLUMN dedup_hash; \
              ALTER TABLE memories DROP COLUMN seen_count; ALTER TABLE memories DROP COLUMN last_seen_at; \
              PRAGMA user_version = 7;",

@@ -144,7 +144,7 @@ fn an_upgraded_store_with_feedback_still_ranks_by_fusion_unless_asked() {
              DROP TABLE passages; ALTER TABLE memories DROP COLUMN passages_model; \
              DROP INDEX memories_dedup; ALTER TABLE memories DROP COLUMN dedup_hash; \
              ALTER TABLE memories DROP COLUMN seen_count; ALTER TABLE memories DROP COLUMN last_seen_at; \
-             DROP INDEX memories_project; ALTER TABLE memories DROP COLUMN project; DROP TABLE views; \
+             DROP INDEX memories_project; ALTER TABLE memories DROP COLUMN project; DROP TABLE views; DROP TABLE pictures; \
              PRAGMA user_version = 3;",
         )
         .expect("downgrade");
