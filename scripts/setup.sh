@@ -91,7 +91,7 @@ data="${SLM_HOME:-$(xdg "${XDG_DATA_HOME:-}" "$HOME/.local/share")/slm}"
 rt_dir="$cache/runtime"
 model_dir="$cache/models/all-minilm-l6-v2-int8"
 reader_dir="$cache/models/ms-marco-minilm-l12-int8"
-own_reader_dir="$cache/models/slm-reader-12l-v1"   # src/embed/reader.rs DEFAULT_READER
+own_reader_dir="$cache/models/slm-reader-12l-v2"   # src/embed/reader.rs DEFAULT_READER
 ocr_dir="$cache/models/pp-ocrv4"                   # src/media/ocr.rs MODEL_DIR
 
 # --- how it talks -------------------------------------------------------------------------
@@ -229,7 +229,7 @@ fi
 # cache dir, each file checked against the sha256 pinned here (model.onnx's is also pinned in
 # src/embed/reader.rs, which checks it again when it loads).
 own_reader=(
-  "model.onnx|c3f62ae643620ccd247e755454b6c415b5427fb8726e219b2e5767847e42be42"
+  "model.onnx|cd84d92f60d0ddac561b42c146c840d07a198c259cd64dfaf6ab7c4b489338d0"
   "tokenizer.json|2c5bdb6ccd108d414cf3f21b17af3239d7af4e675ce87f8a364396328adb5bd4"
   "config.json|4f19db52392e6a62f79f3cb61f25d2403e909e830998141cb82b724a6b4b9844"
   "special_tokens_map.json|5d5b662e421ea9fac075174bb0688ee0d9431699900b90662acd44b2a350503a"

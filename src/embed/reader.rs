@@ -28,10 +28,10 @@ use std::sync::{Arc, Mutex};
 pub const READER_DIR_ENV: &str = "SLM_READER_DIR";
 /// slm's own reader: its folder under the cache dir's `models/` (setup copies
 /// `models/reader/` there).
-pub const DEFAULT_READER: &str = "slm-reader-12l-v1";
+pub const DEFAULT_READER: &str = "slm-reader-12l-v2";
 /// The sha256 of its `model.onnx` (models/reader/MODEL.md): a file that differs is refused.
 pub const DEFAULT_READER_SHA256: &str =
-    "c3f62ae643620ccd247e755454b6c415b5427fb8726e219b2e5767847e42be42";
+    "cd84d92f60d0ddac561b42c146c840d07a198c259cd64dfaf6ab7c4b489338d0";
 /// Its licence: Apache-2.0, as its base (cross-encoder/ms-marco-MiniLM-L-12-v2) and its
 /// training data allow (models/reader/MODEL.md lists each source's licence).
 pub const DEFAULT_READER_LICENCE: &str = "Apache-2.0 base model; its training data's licences are in models/reader/MODEL.md, one of them CC BY-NC 4.0";

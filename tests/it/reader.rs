@@ -15,7 +15,7 @@ const MEMORIES: [&str; 3] = [
 
 /// slm's reader, as `scripts/setup.sh` installs it.
 fn reader_dir() -> PathBuf {
-    common::cache_dir().join("models/slm-reader-12l-v1")
+    common::cache_dir().join("models/slm-reader-12l-v2")
 }
 
 /// Nothing configured: slm's reader is the default.
@@ -129,7 +129,7 @@ fn a_broken_reader_is_unavailable_and_doctor_names_the_fix() {
 fn doctor_names_slms_reader_and_its_licence() {
     let d = Env::new().json(&["doctor"]);
     assert_eq!(d["reader"]["state"], "ready", "{d}");
-    assert_eq!(d["reader"]["model"], "slm-reader-12l-v1", "{d}");
+    assert_eq!(d["reader"]["model"], "slm-reader-12l-v2", "{d}");
     assert!(
         d["reader"]["licence"]
             .as_str()
@@ -151,11 +151,11 @@ fn a_changed_default_reader_is_refused_and_doctor_says_to_run_setup() {
     let real = common::cache_dir();
     std::os::unix::fs::symlink(real.join("runtime"), cache.join("runtime")).unwrap();
     for e in std::fs::read_dir(real.join("models")).unwrap().flatten() {
-        if e.file_name() != "slm-reader-12l-v1" {
+        if e.file_name() != "slm-reader-12l-v2" {
             std::os::unix::fs::symlink(e.path(), cache.join("models").join(e.file_name())).unwrap();
         }
     }
-    let mine = cache.join("models/slm-reader-12l-v1");
+    let mine = cache.join("models/slm-reader-12l-v2");
     std::fs::create_dir_all(&mine).unwrap();
     for f in std::fs::read_dir(reader_dir()).unwrap().flatten() {
         std::fs::copy(f.path(), mine.join(f.file_name())).unwrap();
