@@ -50,51 +50,10 @@ pub fn apply(
     let mut kept = Vec::new();
     let mut verdicts = Vec::new();
     for c in cands {
-        let mut because = Vec::new();
-        if let Some(note_matched) = wordless(c.id) {
-            let ok = note_matched || pinned(c.id);
-            because.push(if note_matched {
-                "wordless picture: its note has the question's words"
-            } else if ok {
-                "pinned"
-            } else {
-                "wordless picture: its note does not have the question's words"
-            });
-            verdicts.push(FloorVerdict {
-                id: c.id,
-                kept: ok,
-                because,
-            });
-            if ok {
-                kept.push(c);
-            }
-            continue;
-        }
-        if c.channel_score(Channel::Semantic)
-            .is_some_and(|s| s as f32 >= floor)
-        {
-            because.push("semantic");
-        }
-        if c.channel_score(Channel::Bm25).is_some_and(|s| s > 0.0) {
-            because.push("bm25");
-        }
-        if c.entity_score > 0.0 {
-            because.push("entity_graph");
-        }
-        if c.channel_score(Channel::Temporal).is_some_and(|s| s > 0.0) {
-            because.push("temporal");
-        }
-        if pinned(c.id) {
-            because.push("pinned");
-        }
-        let ok = !because.is_empty();
-        if !ok {
-            because.push(if c.channels.contains_key(&Channel::Semantic) {
-                "semantic below floor, no other evidence"
-            } else {
-                "associative only (spreading/hopfield)"
-            });
-        }
+        let (ok, because) = match wordless(c.id) {
+            Some(note_matched) => wordless_verdict(note_matched, pinned(c.id)),
+            None => text_verdict(&c, floor, pinned(c.id)),
+        };
         verdicts.push(FloorVerdict {
             id: c.id,
             kept: ok,
@@ -105,4 +64,48 @@ pub fn apply(
         }
     }
     (kept, verdicts)
+}
+
+/// A wordless picture: kept when its note has the question's words, or pinned.
+fn wordless_verdict(note_matched: bool, pinned: bool) -> (bool, Vec<&'static str>) {
+    let ok = note_matched || pinned;
+    let why = if note_matched {
+        "wordless picture: its note has the question's words"
+    } else if ok {
+        "pinned"
+    } else {
+        "wordless picture: its note does not have the question's words"
+    };
+    (ok, vec![why])
+}
+
+/// Any other memory: the evidence that keeps it, or why it goes.
+fn text_verdict(c: &Candidate, floor: f32, pinned: bool) -> (bool, Vec<&'static str>) {
+    let mut because = Vec::new();
+    if c.channel_score(Channel::Semantic)
+        .is_some_and(|s| s as f32 >= floor)
+    {
+        because.push("semantic");
+    }
+    if c.channel_score(Channel::Bm25).is_some_and(|s| s > 0.0) {
+        because.push("bm25");
+    }
+    if c.entity_score > 0.0 {
+        because.push("entity_graph");
+    }
+    if c.channel_score(Channel::Temporal).is_some_and(|s| s > 0.0) {
+        because.push("temporal");
+    }
+    if pinned {
+        because.push("pinned");
+    }
+    let ok = !because.is_empty();
+    if !ok {
+        because.push(if c.channels.contains_key(&Channel::Semantic) {
+            "semantic below floor, no other evidence"
+        } else {
+            "associative only (spreading/hopfield)"
+        });
+    }
+    (ok, because)
 }
