@@ -122,8 +122,22 @@ pub fn import_media(dir: &Path, a: &ImportArgs, g: &GlobalArgs, style: Style) ->
     for chunk in good.chunks(BATCH) {
         let mut memories = Vec::new();
         for (p, f) in chunk {
-            // Read again to keep: the file is stored as it is now, checked by its sha256.
-            let mut now = crate::media::inspect_any(f)?;
+            // Read again to keep: the file is stored as it is now, checked by its sha256. A
+            // picture was decoded whole by the check above; only a PDF is parsed again (its pages).
+            let mut now = if p.ext == "pdf" {
+                crate::media::inspect_any(f)?
+            } else {
+                let bytes = std::fs::read(f)
+                    .map_err(|e| Error::io(format!("reading {}", f.display()), e))?;
+                crate::media::Inspected {
+                    file: PictureRef {
+                        sha256: crate::media::sha256_hex(&bytes),
+                        ..p.clone()
+                    },
+                    bytes,
+                    pages: None,
+                }
+            };
             if now.file.sha256 != p.sha256 {
                 return Err(Error::Input(format!(
                     "{} changed while it was imported; run the import again",

@@ -44,7 +44,7 @@ pub fn ends_like(p: &Path, endings: &[&str]) -> bool {
 }
 
 /// A file's content address.
-fn sha256_hex(bytes: &[u8]) -> String {
+pub fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
     format!("{:x}", Sha256::digest(bytes))
 }

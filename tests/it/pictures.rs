@@ -19,8 +19,8 @@ fn wait_read(env: &Env) -> Value {
         let d = env.json(&["doctor"]);
         let p = d["pictures"].clone();
         if p["pending"] == 0 && p["pictures"].as_i64().unwrap_or(0) > 0 {
-            // Shown in the test log whatever happens next: in two loaded full runs one picture
-            // ended failed, for a reason not captured then.
+            // Shown in the test log whatever happens next: in two loaded test runs (one full, one
+            // of several modules) one picture ended failed, for a reason not captured then.
             eprintln!("pictures after OCR: {p}");
             return p;
         }
