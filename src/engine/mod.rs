@@ -174,6 +174,8 @@ pub struct Engine {
     readers: Mutex<Vec<Store>>,
     /// The OCR models, loaded the first time a picture waits for them (`pictures.rs`).
     ocr: std::sync::OnceLock<std::result::Result<Arc<crate::media::ocr::Ocr>, String>>,
+    /// Whether the log already says the OCR models could not be loaded.
+    ocr_unavailable_said: std::sync::atomic::AtomicBool,
 }
 
 /// How long opening waits for the reader to finish loading (it loads in parallel with the
@@ -289,6 +291,7 @@ impl Engine {
             recent_recalls: Default::default(),
             readers: Mutex::new(Vec::new()),
             ocr: std::sync::OnceLock::new(),
+            ocr_unavailable_said: std::sync::atomic::AtomicBool::new(false),
         };
         if engine.embedder.is_some() {
             engine.open_vectors(lease.is_some())?;

@@ -564,7 +564,9 @@ fn watch_idle(w: &Arc<Worker>) {
     }
 }
 
-/// Embedding backlog, baselines, index saves: small batches that yield to questions.
+/// Embedding backlog, pictures, baselines, index saves: small batches that yield to questions.
+/// A round that panics is reported and the next one runs: the background work must outlive
+/// a bug in one of its parts, or pictures and embeddings would wait for ever unnoticed.
 fn background(w: &Arc<Worker>) {
     loop {
         std::thread::sleep(BACKGROUND_PAUSE);
@@ -575,25 +577,34 @@ fn background(w: &Arc<Worker>) {
             left_for_restore(w);
             return;
         }
-        w.questions.step_aside(STEP_ASIDE_MAX);
-        // Writes by other processes (an import) are applied here, so the next question
-        // does not pay for them.
-        let _ = w.engine.catch_up();
-        // Pictures waiting for OCR: one at a time (about a second each on 2 idle cores), so a
-        // question arriving meanwhile waits at most for that one, never for the queue.
-        match w.engine.read_pictures(PICTURES_PER_ROUND) {
-            Ok(0) => {}
-            Ok(_) => w.questions.invalidate(),
-            Err(e) => eprintln!("slm worker: reading a picture failed: {e}"),
+        let round = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| background_round(w)));
+        if round.is_err() {
+            // The panic's message is already in the log, just above.
+            eprintln!("slm worker: background work panicked (a bug); it goes on");
         }
-        match w.engine.maintain(BACKGROUND_BATCH) {
-            Ok(0) => {}
-            Ok(n) => {
-                // Embeddings changed what a recall finds: reused answers are stale.
-                w.questions.invalidate();
-                eprintln!("slm worker: background embedded/refreshed {n} memories");
-            }
-            Err(e) => eprintln!("slm worker: background work failed: {e}"),
+    }
+}
+
+/// One round of the background work.
+fn background_round(w: &Arc<Worker>) {
+    w.questions.step_aside(STEP_ASIDE_MAX);
+    // Writes by other processes (an import) are applied here, so the next question
+    // does not pay for them.
+    let _ = w.engine.catch_up();
+    // Pictures waiting for OCR: one at a time (about a second each on 2 idle cores), so a
+    // question arriving meanwhile waits at most for that one, never for the queue.
+    match w.engine.read_pictures(PICTURES_PER_ROUND) {
+        Ok(0) => {}
+        Ok(_) => w.questions.invalidate(),
+        Err(e) => eprintln!("slm worker: reading a picture failed: {e}"),
+    }
+    match w.engine.maintain(BACKGROUND_BATCH) {
+        Ok(0) => {}
+        Ok(n) => {
+            // Embeddings changed what a recall finds: reused answers are stale.
+            w.questions.invalidate();
+            eprintln!("slm worker: background embedded/refreshed {n} memories");
         }
+        Err(e) => eprintln!("slm worker: background work failed: {e}"),
     }
 }
