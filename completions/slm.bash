@@ -1095,7 +1095,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench__subcmd__recall)
-            opts="-h -V --memories --questions --concurrency --data --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
+            opts="-h -V --memories --questions --concurrency --data --pictures --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1114,6 +1114,10 @@ _slm() {
                     return 0
                     ;;
                 --data)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pictures)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1137,7 +1141,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench__subcmd__vectors)
-            opts="-h -V --memories --questions --concurrency --data --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
+            opts="-h -V --memories --questions --concurrency --data --pictures --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1156,6 +1160,10 @@ _slm() {
                     return 0
                     ;;
                 --data)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pictures)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1179,7 +1187,7 @@ _slm() {
             return 0
             ;;
         slm__subcmd__bench__subcmd__worker)
-            opts="-h -V --memories --questions --concurrency --data --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
+            opts="-h -V --memories --questions --concurrency --data --pictures --json --color --profile --no-worker --no-wait --project --all-projects --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1198,6 +1206,10 @@ _slm() {
                     return 0
                     ;;
                 --data)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pictures)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -692,6 +692,7 @@ complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcomman
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l questions -r
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l concurrency -r
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l data -r -F
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l pictures -d 'Add this many picture memories (as OCR leaves them) to a copy of the store' -r
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from recall" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -707,6 +708,7 @@ complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcomman
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -l questions -r
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -l concurrency -r
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -l data -r -F
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -l pictures -d 'Add this many picture memories (as OCR leaves them) to a copy of the store' -r
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from vectors" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -722,6 +724,7 @@ complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcomman
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l questions -r
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l concurrency -r
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l data -r -F
+complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l pictures -d 'Add this many picture memories (as OCR leaves them) to a copy of the store' -r
 complete -c slm -n "__fish_slm_using_subcommand bench; and __fish_seen_subcommand_from worker" -l color -d 'When to use colour: auto means a terminal without NO_COLOR and without --json' -r -f -a "auto\t''
 always\t''
 never\t''"

@@ -15,6 +15,36 @@ pub struct Settings {
     pub reranker: RerankerSettings,
     pub worker: WorkerSettings,
     pub answer_check: AnswerCheckSettings,
+    pub pictures: PictureSettings,
+}
+
+/// The media floor the spec gives a wordless picture's picture-channel score (cosine of an
+/// image–text model's two vectors).
+pub const DEFAULT_MEDIA_FLOOR: f32 = 0.30;
+
+/// `pictures` in settings.json: the picture channel (`media::clip`, `recall::channels`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PictureSettings {
+    /// `false` leaves the picture channel out of every recall (pictures are still saved and
+    /// read, and found by their words).
+    pub enabled: bool,
+    /// A bring-your-own image–text model folder in the immich layout (`media::clip`);
+    /// `SLM_IMAGE_MODEL_DIR` overrides it. Default: `<cache>/models/image-text`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image_model_dir: Option<PathBuf>,
+    /// The score a wordless picture's picture channel must reach to stay (spec: 0.30).
+    pub media_floor: f32,
+}
+
+impl Default for PictureSettings {
+    fn default() -> Self {
+        PictureSettings {
+            enabled: true,
+            image_model_dir: None,
+            media_floor: DEFAULT_MEDIA_FLOOR,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]

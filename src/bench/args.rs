@@ -82,4 +82,7 @@ pub struct BenchRecallArgs {
     pub concurrency: Vec<usize>,
     #[arg(long, default_value = "../shared/data/locomo-dev.json")]
     pub data: PathBuf,
+    /// Add this many picture memories (as OCR leaves them) to a copy of the store.
+    #[arg(long, default_value_t = 0)]
+    pub pictures: usize,
 }

@@ -40,7 +40,7 @@ fn get(addr: &str, path: &str, token: &str) -> Result<(u16, usize, f64)> {
 }
 
 pub fn run(a: BenchExportArgs, style: Style) -> Result<i32> {
-    let (engine, home) = super::bench_store(&a.data, a.memories)?;
+    let (engine, home) = super::bench_store(&a.data, a.memories, 0)?;
     let memories = engine.count()?;
     let some_id = engine
         .list(&crate::store::ListFilter {

@@ -32,6 +32,7 @@ use std::time::Instant;
 pub mod args;
 mod dashboard;
 mod hooks;
+mod picture_store;
 mod pictures;
 mod transfer;
 mod worker;
@@ -260,7 +261,14 @@ fn ingest(a: BenchIngestArgs, style: Style) -> Result<i32> {
 }
 
 /// A reusable bench store, keyed by (data file size, N, format) under the cache dir.
-pub(crate) fn bench_store(data: &Path, n: usize) -> Result<(Engine, std::path::PathBuf)> {
+pub(crate) fn bench_store(
+    data: &Path,
+    n: usize,
+    pictures: usize,
+) -> Result<(Engine, std::path::PathBuf)> {
+    if pictures > 0 {
+        return picture_store::pictured_store(data, n, pictures);
+    }
     let len = std::fs::metadata(data).map(|m| m.len()).unwrap_or(0);
     let base = Paths::from_env();
     // The store's vectors are the model's: one cached store per model directory.
@@ -329,7 +337,7 @@ pub(crate) fn bench_store(data: &Path, n: usize) -> Result<(Engine, std::path::P
 }
 
 fn recall(a: BenchRecallArgs, style: Style) -> Result<i32> {
-    let (engine, dir) = bench_store(&a.data, a.memories)?;
+    let (engine, dir) = bench_store(&a.data, a.memories, a.pictures)?;
     let mut q = locomo::Quirks::default();
     let questions: Vec<String> = locomo::load(&a.data, &[], &mut q)?
         .into_iter()
@@ -455,7 +463,7 @@ fn recall(a: BenchRecallArgs, style: Style) -> Result<i32> {
 /// store's real embeddings and compare each one's top 10 with exact search.
 fn vectors(a: BenchRecallArgs, style: Style) -> Result<i32> {
     use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
-    let (engine, _dir) = bench_store(&a.data, a.memories)?;
+    let (engine, _dir) = bench_store(&a.data, a.memories, a.pictures)?;
     let model = engine
         .embedder()
         .ok_or_else(|| Error::Model("bench vectors needs the model".into()))?

@@ -20,7 +20,7 @@ use std::io::{BufRead, Write};
 use std::time::Instant;
 
 pub fn run(a: BenchExportArgs, style: Style) -> Result<i32> {
-    let (engine, dir) = super::bench_store(&a.data, a.memories)?;
+    let (engine, dir) = super::bench_store(&a.data, a.memories, 0)?;
     let memories = engine.count()?;
     let tmp = crate::eval::tempdir("slm-bench-export")?;
     let file = tmp.path().join("export.jsonl");

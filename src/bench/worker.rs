@@ -253,7 +253,7 @@ fn summary(mut v: Vec<f64>) -> Value {
 }
 
 pub fn run(a: BenchRecallArgs, style: Style) -> Result<i32> {
-    let (engine, home) = bench_store(&a.data, a.memories)?;
+    let (engine, home) = bench_store(&a.data, a.memories, a.pictures)?;
     let memories = engine.count()?;
     drop(engine);
     let exe = std::env::current_exe().map_err(|e| Error::io("finding the slm binary", e))?;

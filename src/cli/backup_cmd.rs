@@ -26,6 +26,13 @@ pub fn backup(a: BackupArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
         },
     )?;
     pb.finish_and_clear();
+    // The pictures' originals the snapshot names, beside it (checked by their sha256).
+    let media_dir = crate::transfer::media::media_dir_of(&a.path);
+    let media = crate::transfer::media::copy_named(
+        &a.path,
+        &paths.data.join(crate::media::MEDIA_DIR),
+        &media_dir,
+    )?;
     let secs = started.elapsed().as_secs_f64();
     let mpath = backup::manifest_path(&a.path);
     emit(
@@ -35,19 +42,36 @@ pub fn backup(a: BackupArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
             "path": a.path.display().to_string(),
             "manifest_path": mpath.display().to_string(),
             "manifest": manifest,
+            "media_path": (media.files > 0).then(|| media_dir.display().to_string()),
+            "media": media,
             "seconds": secs,
         }),
         || {
-            format!(
-                "backed up {} memories to {} ({:.1} MB, schema {}, sha256 {}…) in {secs:.1} s\nmanifest: {}\nrestore with: slm restore {}",
+            let mut s = format!(
+                "backed up {} memories to {} ({:.1} MB, schema {}, sha256 {}…) in {secs:.1} s\nmanifest: {}",
                 manifest.memories,
                 a.path.display(),
                 manifest.bytes as f64 / 1e6,
                 manifest.schema_version,
                 &manifest.sha256[..12],
                 mpath.display(),
-                a.path.display()
-            )
+            );
+            if media.files > 0 {
+                s.push_str(&format!(
+                    "\npictures: {} files in {}",
+                    media.files - media.missing.len() as u64,
+                    media_dir.display()
+                ));
+            }
+            if !media.missing.is_empty() {
+                s.push_str(&format!(
+                    "\nwarning: {} picture files were not in the data dir to copy (first: {})",
+                    media.missing.len(),
+                    media.missing[0]
+                ));
+            }
+            s.push_str(&format!("\nrestore with: slm restore {}", a.path.display()));
+            s
         },
     )?;
     Ok(0)
@@ -115,6 +139,9 @@ pub fn restore(a: RestoreArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
         )?;
         return Ok(0);
     }
+    // A new home (restoring onto a fresh machine) has no data dir yet for the locks.
+    std::fs::create_dir_all(&paths.data)
+        .map_err(|e| Error::io(format!("creating {}", paths.data.display()), e))?;
     // One fenced operation (issue 38). First the start-up lock: a worker that is loading
     // holds it until it listens, so taking it waits for that worker (which is then stopped
     // below), and while it is held no new worker can start on the store being swapped.
@@ -143,6 +170,13 @@ pub fn restore(a: RestoreArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
             aside.display()
         )));
     }
+    // The pictures' originals the restored store names and the data dir lacks, from beside
+    // the backup (the files already here stay: the store kept aside may name them).
+    let media = crate::transfer::media::copy_named(
+        &paths.store(),
+        &crate::transfer::media::media_dir_of(&a.path),
+        &paths.data.join(crate::media::MEDIA_DIR),
+    )?;
     // Opening rebuilds both indexes from the restored store (progress bars on a terminal);
     // others may write to it from here on, which is theirs to report.
     let engine = Engine::open(paths.clone(), OpenOptions::model(ModelMode::Load))?;
@@ -158,6 +192,7 @@ pub fn restore(a: RestoreArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
             "memories": restored,
             "kept_aside": moved.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
             "worker_stopped": stopped,
+            "media": media,
             "indexes": { "bm25": bm25, "vectors": vectors, "pending_embeddings": pending },
         }),
         || {
@@ -177,6 +212,16 @@ pub fn restore(a: RestoreArgs, _g: &GlobalArgs, style: Style) -> Result<i32> {
                     p.display()
                 )),
                 None => s.push_str("\nthere was no store before"),
+            }
+            if media.copied > 0 {
+                s.push_str(&format!("\nput back {} picture files", media.copied));
+            }
+            if !media.missing.is_empty() {
+                s.push_str(&format!(
+                    "\nwarning: {} picture files are in neither the backup nor the data dir (first: {}); those pictures are found by their text but their files are gone",
+                    media.missing.len(),
+                    media.missing[0]
+                ));
             }
             s.push_str("\nindexes rebuilt from the restored store");
             if pending > 0 {

@@ -122,6 +122,7 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
     };
     let reader = reader_health(&engine);
     let pictures = engine.picture_status()?;
+    let picture_channel = engine.picture_channel_status();
     let query_encoder = query_encoder_health(&engine);
     let ok = engine.embedder().is_some() && bm25.usable() && integrity == "ok" && writes_ok;
     let worker = crate::worker::client::status(&engine.paths).ok().flatten();
@@ -141,6 +142,7 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
         "reader": reader,
         "query_encoder": query_encoder,
         "pictures": pictures,
+        "picture_channel": picture_channel,
         "worker": worker,
     });
     emit(style, "doctor", body.clone(), || {
@@ -257,6 +259,7 @@ pub fn doctor(_g: &GlobalArgs, style: Style) -> Result<i32> {
             ),
         });
         s.push_str(&pictures_line(&pictures, &mark));
+        s.push_str(&picture_channel_line(&picture_channel));
         s.push_str(&match &worker {
             Some(w) => format!(
                 "{}worker     pid {}, version {}, up {:.0} s\n",
@@ -413,5 +416,20 @@ fn pictures_line(p: &crate::engine::PictureStatus, mark: &dyn Fn(bool) -> String
                 "    ".to_string()
             }
         ),
+    }
+}
+
+/// Doctor's line on the picture channel: the user's image–text model, or why there is none.
+/// Never a fault: slm installs no such model (docs/pictures.md).
+fn picture_channel_line(c: &serde_json::Value) -> String {
+    match c["why_not"].as_str() {
+        None => format!(
+            "    picture channel: image–text model in {} (wordless pictures are scored by what they show; media floor {})\n",
+            c["image_model_dir"].as_str().unwrap_or(""),
+            c["media_floor"]
+        ),
+        Some(why) => {
+            format!("    picture channel: off ({why}); wordless pictures are found by their note\n")
+        }
     }
 }

@@ -33,9 +33,11 @@ mod baselines;
 mod embedding;
 mod feedback;
 mod fence;
+mod image_text;
 mod models;
 mod open_index;
 mod pictures;
+pub use image_text::{PictureQuery, QUERY_WAIT as PICTURE_QUERY_WAIT};
 pub use pictures::{PictureShown, PictureStatus};
 mod reads;
 mod sync;
@@ -174,6 +176,8 @@ pub struct Engine {
     readers: Mutex<Vec<Store>>,
     /// The OCR models, loaded the first time a picture waits for them (`pictures.rs`).
     ocr: std::sync::OnceLock<std::result::Result<Arc<crate::media::ocr::Ocr>, String>>,
+    /// The picture channel's image–text model, when the user gave one (`image_text.rs`).
+    picture_models: image_text::PictureModels,
     /// Whether the log already says the OCR models could not be loaded.
     ocr_unavailable_said: std::sync::atomic::AtomicBool,
 }
@@ -292,6 +296,13 @@ impl Engine {
             readers: Mutex::new(Vec::new()),
             ocr: std::sync::OnceLock::new(),
             ocr_unavailable_said: std::sync::atomic::AtomicBool::new(false),
+            // The worker is the engine that waits for the writer lease: it lives long enough
+            // to load the image–text model in the background.
+            picture_models: image_text::PictureModels::new(match opts.model {
+                ModelMode::Load if opts.wait_for_lease => image_text::QuestionModel::Background,
+                ModelMode::Load => image_text::QuestionModel::Here,
+                _ => image_text::QuestionModel::Never,
+            }),
         };
         if engine.embedder.is_some() {
             engine.open_vectors(lease.is_some())?;

@@ -7,6 +7,7 @@
 //! the file, its size and what OCR found. A picture in which OCR finds no line at
 //! [`ocr::LINE_CONFIDENCE`] is **wordless**: it is found by its note alone.
 
+pub mod clip;
 pub mod detect;
 pub mod ocr;
 pub mod pdf;
@@ -213,12 +214,13 @@ pub fn decode(bytes: &[u8]) -> std::result::Result<image::DynamicImage, String> 
 
 /// Where a picture's original lives: `<data>/media/<first two hex>/<sha256>.<ext>`.
 pub fn path_of(paths: &Paths, sha256: &str, ext: &str) -> PathBuf {
+    paths.data.join(MEDIA_DIR).join(relative_path(sha256, ext))
+}
+
+/// A picture's file under the media folder: `<ab>/<sha256>.<ext>`.
+pub fn relative_path(sha256: &str, ext: &str) -> PathBuf {
     let shard = sha256.get(..2).unwrap_or("00");
-    paths
-        .data
-        .join(MEDIA_DIR)
-        .join(shard)
-        .join(format!("{sha256}.{ext}"))
+    Path::new(shard).join(format!("{sha256}.{ext}"))
 }
 
 /// Where a picture's thumbnail lives: `<data>/media/thumbs/<sha256>.png`.

@@ -6,9 +6,11 @@
 //!
 //! A wordless picture (`media`: OCR found no words in it) is judged differently, as the spec
 //! says: its text channels only matched its file name or a label, so it stays only when the
-//! words of the user's own note matched the question, or its picture-channel score reaches the
-//! media floor. slm has no picture channel without an image–text model (none is installed:
-//! `docs/pictures.md`), so its note is what keeps it.
+//! words of the user's own note matched the question, or its picture-channel score (an
+//! image–text model's cosine, `channels::pictures`) reaches the media floor (0.30 unless
+//! settings say otherwise). Without such a model (none is installed: `docs/pictures.md`) its
+//! note is what keeps it. Any picture whose picture-channel score reaches the media floor has
+//! that as evidence too.
 //!
 //! The 0.60 floor is on **raw cosine similarity** of unit-length embeddings (−1..1), the
 //! scale all-MiniLM-L6-v2 produces (measured here: paraphrases ≈ 0.72–0.76, unrelated
@@ -44,15 +46,19 @@ pub enum Abstain {
 pub fn apply(
     cands: Vec<Candidate>,
     floor: f32,
+    media_floor: f32,
     pinned: impl Fn(i64) -> bool,
     wordless: impl Fn(i64) -> Option<bool>,
 ) -> (Vec<Candidate>, Vec<FloorVerdict>) {
     let mut kept = Vec::new();
     let mut verdicts = Vec::new();
     for c in cands {
+        let seen = c
+            .channel_score(Channel::Picture)
+            .is_some_and(|s| s as f32 >= media_floor);
         let (ok, because) = match wordless(c.id) {
-            Some(note_matched) => wordless_verdict(note_matched, pinned(c.id)),
-            None => text_verdict(&c, floor, pinned(c.id)),
+            Some(note_matched) => wordless_verdict(note_matched, seen, pinned(c.id)),
+            None => text_verdict(&c, floor, seen, pinned(c.id)),
         };
         verdicts.push(FloorVerdict {
             id: c.id,
@@ -66,21 +72,31 @@ pub fn apply(
     (kept, verdicts)
 }
 
-/// A wordless picture: kept when its note has the question's words, or pinned.
-fn wordless_verdict(note_matched: bool, pinned: bool) -> (bool, Vec<&'static str>) {
-    let ok = note_matched || pinned;
-    let why = if note_matched {
-        "wordless picture: its note has the question's words"
-    } else if ok {
-        "pinned"
-    } else {
-        "wordless picture: its note does not have the question's words"
-    };
-    (ok, vec![why])
+/// A wordless picture: kept when its note has the question's words, its picture-channel
+/// score reaches the media floor (`seen`), or it is pinned.
+fn wordless_verdict(note_matched: bool, seen: bool, pinned: bool) -> (bool, Vec<&'static str>) {
+    let mut because = Vec::new();
+    if note_matched {
+        because.push("wordless picture: its note has the question's words");
+    }
+    if seen {
+        because.push("wordless picture: picture channel at the media floor");
+    }
+    if pinned {
+        because.push("pinned");
+    }
+    let ok = !because.is_empty();
+    if !ok {
+        because.push(
+            "wordless picture: its note does not have the question's words and the picture \
+             channel did not reach the media floor",
+        );
+    }
+    (ok, because)
 }
 
 /// Any other memory: the evidence that keeps it, or why it goes.
-fn text_verdict(c: &Candidate, floor: f32, pinned: bool) -> (bool, Vec<&'static str>) {
+fn text_verdict(c: &Candidate, floor: f32, seen: bool, pinned: bool) -> (bool, Vec<&'static str>) {
     let mut because = Vec::new();
     if c.channel_score(Channel::Semantic)
         .is_some_and(|s| s as f32 >= floor)
@@ -95,6 +111,9 @@ fn text_verdict(c: &Candidate, floor: f32, pinned: bool) -> (bool, Vec<&'static 
     }
     if c.channel_score(Channel::Temporal).is_some_and(|s| s > 0.0) {
         because.push("temporal");
+    }
+    if seen {
+        because.push("picture");
     }
     if pinned {
         because.push("pinned");

@@ -46,12 +46,14 @@ pub fn weight_of(w: &Weights, c: Channel) -> f64 {
         Channel::Temporal => w.temporal,
         Channel::Spreading => w.spreading,
         Channel::Hopfield => w.hopfield,
+        // A semantic match over what pictures show: the question class's semantic weight.
+        Channel::Picture => w.semantic,
     }
 }
 
 pub fn fuse(out: &ChannelOutput, w: &Weights) -> Vec<Candidate> {
     let mut by_id: HashMap<i64, Candidate> = HashMap::new();
-    for c in Channel::ALL {
+    for c in Channel::ALL.into_iter().chain([Channel::Picture]) {
         let Some(hits) = out.hits.get(&c) else {
             continue;
         };

@@ -79,13 +79,18 @@ pub(super) fn run(engine: &Engine, req: &RecallRequest, judged: bool) -> Result<
     } else {
         Vec::new()
     };
-    let (mut kept, verdicts) = timing.stage("floor", || {
+    let (mut kept, verdicts, wordless) = timing.stage("floor", || {
         evidence_floor(engine, &req.query, cands, cosine_floor)
     })?;
     let reranker_status = timing.stage("rerank", || {
-        rerank::apply(engine.reranker(), &req.query, &mut kept, |id| {
-            engine.reader().ok().and_then(|r| r.text(id).ok().flatten())
-        })
+        rerank::apply(
+            engine.reranker(),
+            &req.query,
+            &mut kept,
+            |id| engine.reader().ok().and_then(|r| r.text(id).ok().flatten()),
+            // A wordless picture keeps its fused place: a text reranker would read its label.
+            |id| wordless.contains(&id),
+        )
     });
     let ranked = timing.stage("ranking_mode", || rank(engine, req, &q, &mut kept))?;
     let check = timing.stage("answer_check", || {
@@ -101,6 +106,7 @@ pub(super) fn run(engine: &Engine, req: &RecallRequest, judged: bool) -> Result<
             &reranker_status,
             cosine_floor,
             &check,
+            &wordless,
         )
     })?;
     let (results, weak, layers_report) =
@@ -205,13 +211,14 @@ fn boost(
     Ok((cands, report))
 }
 
-/// 5. the evidence floor, before any limit (pinned memories pass).
+/// 5. the evidence floor, before any limit (pinned memories pass). Also returns the wordless
+/// pictures among the candidates.
 fn evidence_floor(
     engine: &Engine,
     query: &str,
     cands: Vec<Candidate>,
     cosine_floor: f32,
-) -> Result<(Vec<Candidate>, Vec<floor::FloorVerdict>)> {
+) -> Result<(Vec<Candidate>, Vec<floor::FloorVerdict>, HashSet<i64>)> {
     // Pinned among the candidates only (reading every memory's pin grew with the store).
     let pinned: HashSet<i64> = engine.with_meta(|m| {
         cands
@@ -238,12 +245,14 @@ fn evidence_floor(
             (id, matched)
         })
         .collect();
-    Ok(floor::apply(
+    let (kept, verdicts) = floor::apply(
         cands,
         cosine_floor,
+        engine.media_floor(),
         |id| pinned.contains(&id),
         |id| wordless.get(&id).copied(),
-    ))
+    );
+    Ok((kept, verdicts, wordless.into_keys().collect()))
 }
 
 /// The ranking mode's outcome with what the recall log keeps of the order before it.
@@ -314,6 +323,7 @@ fn support_tiers(
     reranker_status: &rerank::RerankerStatus,
     cosine_floor: f32,
     check: &answer_check::AnswerCheck,
+    wordless: &HashSet<i64>,
 ) -> Result<tiers::Decision> {
     let vector_ran = matches!(out.status.get(&Channel::Semantic), Some(ChannelStatus::Ok));
     // The cold path with the fast query encoder: memories saved since the worker last ran
@@ -352,6 +362,7 @@ fn support_tiers(
         },
         cosine_floor,
         answer_check: Some(check),
+        wordless,
     };
     let mut d = tiers::decide(&ctx, kept)?;
     if unseen > 0 {

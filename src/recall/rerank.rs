@@ -51,6 +51,7 @@ pub fn apply(
     query: &str,
     cands: &mut [Candidate],
     text_of: impl Fn(i64) -> Option<String>,
+    keeps_place: impl Fn(i64) -> bool,
 ) -> RerankerStatus {
     let state = match slot.lock() {
         Ok(g) => g.clone(),
@@ -80,14 +81,20 @@ pub fn apply(
                     c.rerank_score = Some(r.score);
                 }
             }
-            // Reranked head, by cross-encoder score; the tail keeps its fused order below it.
+            // Reranked head, by cross-encoder score; the tail keeps its fused order below it,
+            // and so does each candidate that keeps its place (a wordless picture).
             let head = &mut cands[..n];
-            head.sort_by(|a, b| {
+            let slots: Vec<usize> = (0..n).filter(|&i| !keeps_place(head[i].id)).collect();
+            let mut moved: Vec<Candidate> = slots.iter().map(|&i| head[i].clone()).collect();
+            moved.sort_by(|a, b| {
                 b.rerank_score
                     .unwrap_or(f32::MIN)
                     .total_cmp(&a.rerank_score.unwrap_or(f32::MIN))
                     .then(a.id.cmp(&b.id))
             });
+            for (slot, c) in slots.into_iter().zip(moved) {
+                head[slot] = c;
+            }
             RerankerStatus::Applied
         }
         Err(e) => RerankerStatus::Failed(e.to_string()),

@@ -61,6 +61,63 @@ impl Store {
         Ok(rows.collect::<std::result::Result<_, _>>()?)
     }
 
+    /// Pictures without a vector from `model` (none yet, or another model's), oldest first:
+    /// the memory id and the file's address.
+    pub fn pictures_without_vector(
+        &self,
+        model: &str,
+        limit: usize,
+    ) -> Result<Vec<(i64, String, String)>> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT memory_id, sha256, ext FROM pictures \
+             WHERE vector_model IS NOT ?1 ORDER BY memory_id LIMIT ?2",
+        )?;
+        let rows = st.query_map(params![model, limit as i64], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })?;
+        Ok(rows.collect::<std::result::Result<_, _>>()?)
+    }
+
+    /// Every picture vector `model` made, in `profile` (the picture channel scores them all:
+    /// a profile holds hundreds or a few thousand pictures, not millions).
+    pub fn picture_vectors(&self, model: &str, profile: &str) -> Result<Vec<(i64, Vec<f32>)>> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT p.memory_id, p.vector FROM pictures p JOIN memories m ON m.id = p.memory_id \
+             WHERE p.vector_model = ?1 AND m.profile = ?2 AND p.vector IS NOT NULL",
+        )?;
+        let rows = st.query_map(params![model, profile], |r| {
+            Ok((
+                r.get(0)?,
+                crate::media::clip::from_blob(&r.get::<_, Vec<u8>>(1)?),
+            ))
+        })?;
+        Ok(rows.collect::<std::result::Result<_, _>>()?)
+    }
+
+    /// How many pictures `profile` holds.
+    pub fn profile_pictures(&self, profile: &str) -> Result<i64> {
+        Ok(self
+            .conn
+            .prepare_cached(
+                "SELECT COUNT(*) FROM pictures p JOIN memories m ON m.id = p.memory_id \
+                 WHERE m.profile = ?1",
+            )?
+            .query_row([profile], |r| r.get(0))?)
+    }
+
+    /// The count and id sum of `profile`'s pictures with a vector from `model`: what a cache
+    /// of those vectors checks before it is used again.
+    pub fn picture_vector_key(&self, profile: &str, model: &str) -> Result<(i64, i64)> {
+        Ok(self
+            .conn
+            .prepare_cached(
+                "SELECT COUNT(*), COALESCE(SUM(p.memory_id), 0) FROM pictures p \
+                 JOIN memories m ON m.id = p.memory_id \
+                 WHERE m.profile = ?1 AND p.vector_model = ?2 AND p.vector IS NOT NULL",
+            )?
+            .query_row(params![profile, model], |r| Ok((r.get(0)?, r.get(1)?)))?)
+    }
+
     /// How many pictures there are in each OCR state.
     pub fn picture_counts(&self) -> Result<HashMap<String, i64>> {
         let mut st = self
@@ -174,6 +231,26 @@ impl Writer<'_> {
                     Some(true) => READ,
                     Some(false) => WORDLESS,
                 }
+            ])?;
+        Ok(())
+    }
+
+    /// Keep a picture's vector and the model that made it (`None`: the model could not read
+    /// the picture; it is not tried again until the model changes).
+    pub fn picture_vector(
+        &self,
+        memory_id: i64,
+        model: &str,
+        vector: Option<&[f32]>,
+    ) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "UPDATE pictures SET vector_model = ?2, vector = ?3 WHERE memory_id = ?1",
+            )?
+            .execute(params![
+                memory_id,
+                model,
+                vector.map(crate::media::clip::to_blob)
             ])?;
         Ok(())
     }

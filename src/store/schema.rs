@@ -235,6 +235,13 @@ pub const MIGRATIONS: &[&str] = &[
     CREATE INDEX pictures_sha ON pictures(sha256);
     CREATE INDEX pictures_pending ON pictures(memory_id) WHERE ocr_state = 'pending';
     "#,
+    // 12: a picture's vector from a bring-your-own image–text model (`media::clip`), named by
+    // the model that made it (`vector_model`), so a replaced model's vectors are made again
+    // instead of being scored against another model's questions.
+    r#"
+    ALTER TABLE pictures ADD COLUMN vector_model TEXT;
+    ALTER TABLE pictures ADD COLUMN vector BLOB;
+    "#,
 ];
 
 /// What a migration needs that SQL cannot do, run in its transaction after its SQL:

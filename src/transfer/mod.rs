@@ -11,4 +11,5 @@ pub mod backup;
 pub mod export;
 pub mod history;
 pub mod line;
+pub mod media;
 pub mod notes;

@@ -593,14 +593,21 @@ fn background_round(w: &Arc<Worker>) {
     let _ = w.engine.catch_up();
     // Pictures waiting for OCR: one at a time (about a second each on 2 idle cores), so a
     // question arriving meanwhile waits at most for that one, never for the queue.
-    match w.engine.read_pictures(PICTURES_PER_ROUND) {
+    // Work done here keeps the worker from its idle exit, like a request: a worker that left
+    // with pictures waiting for OCR left them pending until some later worker (a CI run saw
+    // the worker exit idle mid-queue while a client polled `doctor`, which runs in-process).
+    match w.engine.picture_work(PICTURES_PER_ROUND) {
         Ok(0) => {}
-        Ok(_) => w.questions.invalidate(),
+        Ok(_) => {
+            w.touch();
+            w.questions.invalidate();
+        }
         Err(e) => eprintln!("slm worker: reading a picture failed: {e}"),
     }
     match w.engine.maintain(BACKGROUND_BATCH) {
         Ok(0) => {}
         Ok(n) => {
+            w.touch();
             // Embeddings changed what a recall finds: reused answers are stale.
             w.questions.invalidate();
             eprintln!("slm worker: background embedded/refreshed {n} memories");

@@ -58,6 +58,7 @@ impl Env {
             .env_remove("SLM_MODEL_DIR")
             .env_remove("SLM_QUERY_ENCODER")
             .env_remove("SLM_QUERY_ENCODER_DIR")
+            .env_remove("SLM_IMAGE_MODEL_DIR")
             .env_remove("NO_COLOR")
             // In-process with the model: these tests judge the engine. The worker module runs
             // the real worker (SLM_WORKER=auto) on its own socket directory.

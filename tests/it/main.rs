@@ -20,6 +20,7 @@ mod human_text;
 mod layers;
 mod notes_import;
 mod one_word;
+mod picture_channel;
 mod pictures;
 mod projects;
 mod query_encoder;

@@ -260,3 +260,56 @@ fn count_files(dir: &Path) -> usize {
     }
     n
 }
+
+#[test]
+fn a_backup_keeps_the_pictures_files_and_a_restore_puts_them_back() {
+    let env = Env::new();
+    let pic = fixture("pictures").join("sunset.png");
+    let out = env.run(&[
+        "remember",
+        "--image",
+        pic.to_str().unwrap(),
+        "sunset over the bay",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let shown = |e: &Env| -> PathBuf {
+        let r = e.json(&["recall", "sunset over the bay", "--show-weak"]);
+        let all = r["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .chain(r["weak"].as_array().unwrap());
+        let p = all
+            .filter_map(|x| x["picture"]["path"].as_str())
+            .next()
+            .unwrap_or_else(|| panic!("no picture in {r}"));
+        PathBuf::from(p)
+    };
+    let original = shown(&env);
+    let backup = env.dir.path().join("b.db");
+    let b = env.json(&["backup", backup.to_str().unwrap()]);
+    assert_eq!(b["media"]["files"], 1, "{b}");
+    assert_eq!(b["media"]["copied"], 1, "{b}");
+
+    // Restored into a new home that never had the file: it is put back, byte for byte.
+    let other = Env::new();
+    let r = other.json(&["restore", backup.to_str().unwrap()]);
+    assert_eq!(r["media"]["copied"], 1, "{r}");
+    assert_eq!(r["media"]["missing"], serde_json::json!([]), "{r}");
+    let restored = shown(&other);
+    assert_ne!(restored, original);
+    assert_eq!(
+        std::fs::read(&restored).unwrap(),
+        std::fs::read(&pic).unwrap()
+    );
+
+    // A backup whose file is gone says so; a second restore adds nothing.
+    let media = backup.with_extension("db.media");
+    assert_eq!(count_files(&media), 1);
+    let r = other.json(&["restore", backup.to_str().unwrap()]);
+    assert_eq!(r["media"]["copied"], 0, "{r}");
+    std::fs::remove_dir_all(&media).unwrap();
+    std::fs::remove_file(&restored).unwrap();
+    let r = other.json(&["restore", backup.to_str().unwrap()]);
+    assert_eq!(r["media"]["missing"].as_array().unwrap().len(), 1, "{r}");
+}

@@ -10,13 +10,16 @@
 //! * spreading — activation from the top hits over memory links and shared entities, with
 //!   decay and fan-out normalisation;
 //! * hopfield — a modern-Hopfield retrieval (softmax update steps) over the embeddings of a
-//!   k-NN prefilter, so its cost stays bounded however large the store is.
+//!   k-NN prefilter, so its cost stays bounded however large the store is;
+//! * picture — only in a profile that holds pictures: what each picture shows against the
+//!   question, by the user's image–text model (`pictures`).
 
 //!
 //! Here: running them and what they report; one file a producer kind (`vectors`: semantic
-//! and hopfield; `keywords`: bm25; `temporal`; `spreading`).
+//! and hopfield; `keywords`: bm25; `temporal`; `spreading`; `pictures`).
 
 mod keywords;
+mod pictures;
 mod spreading;
 mod temporal;
 mod vectors;
@@ -56,6 +59,10 @@ pub enum Channel {
     Temporal,
     Spreading,
     Hopfield,
+    /// What a picture shows (a bring-your-own image–text model). Not in [`Channel::ALL`]:
+    /// it exists only when the profile holds pictures, and the ranking modes' features are
+    /// the five text producers'.
+    Picture,
 }
 
 impl Channel {
@@ -73,6 +80,7 @@ impl Channel {
             Channel::Temporal => "temporal",
             Channel::Spreading => "spreading",
             Channel::Hopfield => "hopfield",
+            Channel::Picture => "picture",
         }
     }
 }
@@ -90,6 +98,8 @@ pub enum ChannelStatus {
     Unavailable(String),
     Failed(String),
     TimedOut,
+    /// Its model is loading (the picture channel): this recall went on without it.
+    Warming(String),
 }
 
 /// What a person reads about a channel (notes and `--explain`): a sentence, not debug text.
@@ -101,6 +111,7 @@ impl std::fmt::Display for ChannelStatus {
             ChannelStatus::Unavailable(why) => write!(f, "did not run: {why}"),
             ChannelStatus::Failed(why) => write!(f, "failed: {why}"),
             ChannelStatus::TimedOut => f.write_str("ran out of time"),
+            ChannelStatus::Warming(why) => write!(f, "is warming up: {why}"),
         }
     }
 }
@@ -127,6 +138,8 @@ pub struct ChannelOutput {
 pub(super) enum ProducerError {
     #[error("{0}")]
     Unavailable(String),
+    #[error("{0}")]
+    Warming(String),
     #[error(transparent)]
     Failed(#[from] Error),
 }
@@ -170,7 +183,7 @@ pub fn run(
     let mut out = ChannelOutput::default();
     let deadline = Instant::now() + PRODUCER_TIMEOUT;
     if keyword_only {
-        return keyword_producers(engine, q, filters, now_ms, out);
+        return keyword_producers(engine, q, query, filters, now_ms, out);
     }
     // The keyword producers start at once; the vector producers wait for the one query
     // embedding, made on this thread meanwhile.
@@ -189,11 +202,16 @@ pub fn run(
                     Channel::Bm25 => bm25(engine, q, filters),
                     Channel::Temporal => temporal(engine, q, filters, now_ms),
                     Channel::Hopfield => hopfield(engine, qvec, filters),
+                    Channel::Picture => pictures::pictures(engine, query, filters),
                     Channel::Spreading => Ok(None),
                 });
             (c, r, t.elapsed().as_secs_f64() * 1000.0)
         };
-        for c in [Channel::Bm25, Channel::Temporal] {
+        let with_pictures = pictures::submitted(engine, filters);
+        for c in [Channel::Bm25, Channel::Temporal, Channel::Picture] {
+            if c == Channel::Picture && !with_pictures {
+                continue;
+            }
             let tx = tx.clone();
             s.spawn(move || {
                 let _ = tx.send(produce(c, &None));
@@ -227,6 +245,11 @@ pub fn run(
         ] {
             out.status.entry(c).or_insert(ChannelStatus::TimedOut);
         }
+        if with_pictures {
+            out.status
+                .entry(Channel::Picture)
+                .or_insert(ChannelStatus::TimedOut);
+        }
     });
     // The scope joined late producers; their answers arrived after the deadline and were dropped.
     let t = Instant::now();
@@ -258,10 +281,21 @@ pub const KEYWORD_ONLY_REASON: &str =
 fn keyword_producers(
     engine: &Engine,
     q: &Classified,
+    query: &str,
     filters: &Filters,
     now_ms: i64,
     mut out: ChannelOutput,
 ) -> ChannelOutput {
+    if pictures::submitted(engine, filters) {
+        let t = Instant::now();
+        let r = pictures::pictures(engine, query, filters);
+        collect(
+            &mut out,
+            Channel::Picture,
+            r,
+            t.elapsed().as_secs_f64() * 1000.0,
+        );
+    }
     for c in [Channel::Bm25, Channel::Temporal] {
         let t = Instant::now();
         let r = test_hooks(c)
@@ -291,6 +325,9 @@ fn collect(out: &mut ChannelOutput, c: Channel, r: Produced, ms: f64) {
         }
         Err(ProducerError::Unavailable(why)) => {
             out.status.insert(c, ChannelStatus::Unavailable(why));
+        }
+        Err(ProducerError::Warming(why)) => {
+            out.status.insert(c, ChannelStatus::Warming(why));
         }
         Err(ProducerError::Failed(e)) => {
             out.status.insert(c, ChannelStatus::Failed(e.to_string()));

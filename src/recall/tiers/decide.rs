@@ -232,7 +232,12 @@ fn decide_tier(ctx: &Context<'_>, ranked: &[Candidate]) -> Result<Decision> {
         .iter()
         .filter_map(|s| s.cosine)
         .fold(f64::MIN, f64::max);
-    let junk = gibberish(ctx, best_cosine);
+    let media_floor = ctx.engine.media_floor() as f64;
+    let pictured = ranked.iter().any(|c| {
+        c.channel_score(Channel::Picture)
+            .is_some_and(|s| s >= media_floor)
+    });
+    let junk = gibberish(ctx, best_cosine, pictured);
 
     if ctx.warming {
         // Nothing was measured, so never "isn't in memory": keyword results, labelled related.
@@ -277,9 +282,11 @@ fn decide_tier(ctx: &Context<'_>, ranked: &[Candidate]) -> Result<Decision> {
         return Ok(d.with_weak(req.show_weak, ranked.iter()));
     }
 
+    // A wordless picture is never "supported": its text is a label and a file name, and no
+    // judge reads what it shows (the answer check says media_unjudged).
     let supported: HashSet<i64> = signals
         .iter()
-        .filter(|s| s.supported)
+        .filter(|s| s.supported && !ctx.wordless.contains(&s.id))
         .map(|s| s.id)
         .collect();
     if !supported.is_empty() {
@@ -310,11 +317,20 @@ fn decide_tier(ctx: &Context<'_>, ranked: &[Candidate]) -> Result<Decision> {
             .collect::<Vec<_>>()
     })?;
 
+    // A wordless picture the floor kept (its note has the question's words, or the picture
+    // channel reached the media floor) is related whatever its text scored.
     let mut related: Vec<(&Candidate, f64)> = ranked
         .iter()
         .filter_map(|c| signals.iter().find(|s| s.id == c.id).map(|s| (c, s)))
-        .filter(|(_, s)| s.score >= RELATED_AT && (!strict || s.text_coverage > 0.0))
-        .map(|(c, s)| (c, s.score))
+        .filter_map(|(c, s)| {
+            if ctx.wordless.contains(&c.id) {
+                Some((c, s.score.max(RELATED_AT)))
+            } else if s.score >= RELATED_AT && (!strict || s.text_coverage > 0.0) {
+                Some((c, s.score))
+            } else {
+                None
+            }
+        })
         .collect();
     related.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.id.cmp(&b.0.id)));
     related.truncate(RELATED_MAX);

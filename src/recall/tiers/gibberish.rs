@@ -7,8 +7,10 @@ use crate::text;
 /// A question whose content words are mostly not word-like is gibberish.
 pub const GIBBERISH_WORDLIKE_BELOW: f64 = 0.5;
 
-/// Does the question look like gibberish? Returns the reason.
-pub fn gibberish(ctx: &Context<'_>, best_cosine: f64) -> Option<&'static str> {
+/// Does the question look like gibberish? Returns the reason. `pictured`: a picture's
+/// picture-channel score reached the media floor, so the question's words need not be in
+/// any memory's text (they name what a picture shows).
+pub fn gibberish(ctx: &Context<'_>, best_cosine: f64, pictured: bool) -> Option<&'static str> {
     let q = ctx.q;
     if q.content_words.is_empty() {
         return Some("no content words");
@@ -38,6 +40,9 @@ pub fn gibberish(ctx: &Context<'_>, best_cosine: f64) -> Option<&'static str> {
     // Words found in no memory at all. A statement (no question word) must be carried word
     // for word, so one unknown word means no memory holds it. A question whose every word
     // is unknown and that no memory matches by meaning has nothing to be close to.
+    if pictured {
+        return None;
+    }
     let unknown = q.content_words.iter().filter(|w| doc_freq(w) == 0).count();
     if !q.has_question_word && unknown > 0 {
         return Some("a word of it is in no memory");

@@ -129,6 +129,10 @@ pub struct Context<'a> {
     pub cosine_floor: f32,
     /// The answer check's outcome (stage 8), an input for the support score. Not used yet.
     pub answer_check: Option<&'a super::answer_check::AnswerCheck>,
+    /// The wordless pictures among the candidates (the floor kept them by their note or
+    /// their picture-channel score): shown as related, never supported, since no judge can
+    /// read what they show.
+    pub wordless: &'a std::collections::HashSet<i64>,
 }
 
 impl Context<'_> {

@@ -73,7 +73,7 @@ impl Target {
         if self.served_by() != ServedBy::Inline {
             return Ok(None);
         }
-        self.engine()?.read_pictures(usize::MAX).map(Some)
+        self.engine()?.picture_work(usize::MAX).map(Some)
     }
 
     fn engine(&self) -> Result<Arc<Engine>> {

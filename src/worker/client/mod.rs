@@ -371,7 +371,7 @@ pub fn in_process(paths: &Paths, mut req: Request, served_by: ServedBy) -> Resul
     let reply = service::execute(&engine, &req)?;
     // Inline, nothing works in the background: a picture just saved is read now.
     if served_by == ServedBy::Inline && matches!(req.op, Op::Remember { .. }) {
-        let _ = engine.read_pictures(usize::MAX);
+        let _ = engine.picture_work(usize::MAX);
     }
     Ok(Answer {
         reply,
