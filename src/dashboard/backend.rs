@@ -49,6 +49,16 @@ impl Backend {
         Backend { front }
     }
 
+    /// A picture's thumbnail (`<sha256>.png`, as results name it), read from the data dir;
+    /// `None` for any other name or a missing file.
+    pub fn thumbnail(&self, name: &str) -> Option<Vec<u8>> {
+        let sha = name.strip_suffix(".png")?;
+        if sha.len() != 64 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        std::fs::read(crate::media::thumbnail_path(&self.front.paths, sha)).ok()
+    }
+
     /// Run `op` as the CLI would: a question waits for a loading worker within its bound and
     /// is then answered cold, labelled warming (a person reads the label).
     fn run(&self, op: Op) -> Result<Value> {

@@ -199,6 +199,24 @@ fn result(x: &Value, label: Option<&str>) -> Markup {
             }
             span.when { (s(x, "event_at").get(..10).unwrap_or("")) }
             span.text { (s(x, "text")) }
+            @if x["picture"].is_object() { (picture(&x["picture"])) }
+        }
+    }
+}
+
+/// A picture result: its thumbnail (served by `/thumbs/`), name, page, OCR state and file.
+fn picture(p: &Value) -> Markup {
+    let thumb = p["thumbnail"]
+        .as_str()
+        .and_then(|t| std::path::Path::new(t).file_name())
+        .map(|f| f.to_string_lossy().into_owned());
+    html! {
+        div.picture {
+            @if let Some(t) = thumb { img.thumb src={ "/thumbs/" (t) } alt=(s(p, "name")); }
+            span.name { (s(p, "name")) }
+            @if let Some(n) = p["page"].as_u64() { span.page { ", page " (n) } }
+            span.badge.dim { "OCR: " (s(p, "ocr")) }
+            code.path { (s(p, "path")) }
         }
     }
 }

@@ -295,6 +295,17 @@ fn memory_id(path: &str) -> Option<(i64, &str)> {
 }
 
 fn get(b: &Backend, path: &str, p: &Params, csrf: &str) -> Out {
+    if let Some(name) = path.strip_prefix("/thumbs/") {
+        return match b.thumbnail(name) {
+            Some(body) => Out {
+                status: 200,
+                content_type: "image/png",
+                body,
+                headers: Vec::new(),
+            },
+            None => page(404, pages::error(404, "no such thumbnail")),
+        };
+    }
     match path {
         "/memories" => {
             let f = pages::SearchForm {

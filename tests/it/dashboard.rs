@@ -486,3 +486,54 @@ fn the_profile_filter_shows_another_profile_and_is_kept_for_the_next_pages() {
         400
     );
 }
+
+#[test]
+fn a_picture_result_shows_its_thumbnail_name_and_file_and_only_to_a_signed_in_reader() {
+    // Inline with the real models: the picture is read by OCR and its thumbnail written
+    // before `remember` returns.
+    let env = Env::new();
+    let pic = crate::common::fixture("pictures").join("q3-revenue.png");
+    let out = env.run(&["remember", "--image", pic.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let q = "third quarter revenue by region";
+    let cli = env.json(&["recall", q, "--show-weak"]);
+    let all: Vec<&serde_json::Value> = cli["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(cli["weak"].as_array().unwrap())
+        .collect();
+    let thumb = all
+        .iter()
+        .find_map(|x| x["picture"]["thumbnail"].as_str())
+        .unwrap_or_else(|| panic!("no thumbnail in {cli}"));
+    let name = std::path::Path::new(thumb)
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .to_string();
+    let d = start(&env);
+    let path = format!("/thumbs/{name}");
+    let (status, _, _) = http(&d, "GET", &path, &[], "");
+    assert_eq!(status, 303, "a thumbnail is not shown before signing in");
+    let cookie = sign_in(&env, &d);
+    let h = [("Cookie", cookie.as_str())];
+    let (status, _, page) = http(
+        &d,
+        "GET",
+        &format!("/memories?q={}&weak=1", q.replace(' ', "+")),
+        &h,
+        "",
+    );
+    assert_eq!(status, 200);
+    assert!(page.contains(&path), "{page}");
+    assert!(page.contains("q3-revenue.png"), "{page}");
+    let (status, head, body) = http(&d, "GET", &path, &h, "");
+    assert_eq!(status, 200, "{head}");
+    assert!(head.contains("content-type: image/png"), "{head}");
+    assert!(body.as_bytes().starts_with(b"\x89PNG") || body.contains("PNG"), "not a PNG");
+    for bad in ["/thumbs/../store.db", "/thumbs/abc.png", "/thumbs/"] {
+        let (status, _, _) = http(&d, "GET", bad, &h, "");
+        assert_eq!(status, 404, "{bad}");
+    }
+}
