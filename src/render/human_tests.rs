@@ -78,6 +78,7 @@ fn channel_status_reads_for_people() {
             crate::Error::Bm25(IndexHealth::Unavailable(WHY.into()).to_string()).to_string(),
         ),
         ChannelStatus::TimedOut,
+        ChannelStatus::Warming("the image–text model is loading".into()),
     ];
     for v in &all {
         match v {
@@ -85,7 +86,8 @@ fn channel_status_reads_for_people() {
             | ChannelStatus::Idle
             | ChannelStatus::Unavailable(_)
             | ChannelStatus::Failed(_)
-            | ChannelStatus::TimedOut => {}
+            | ChannelStatus::TimedOut
+            | ChannelStatus::Warming(_) => {}
         }
     }
     check_all(&all);
