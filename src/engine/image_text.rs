@@ -45,8 +45,11 @@ pub struct PictureModels {
     visual: OnceLock<std::result::Result<(Arc<clip::Visual>, String), String>>,
     textual: Arc<Mutex<Textual>>,
     /// The picture vectors of the last profile asked about, with what they were read for.
-    cache: Mutex<Option<(VectorsKey, Arc<Vec<(i64, Vec<f32>)>>)>>,
+    cache: Mutex<Option<(VectorsKey, PictureVectors)>>,
 }
+
+/// A profile's picture vectors: (memory id, unit vector).
+pub type PictureVectors = Arc<Vec<(i64, Vec<f32>)>>;
 
 /// What a set of cached picture vectors was read for: profile, model, and the count and id
 /// sum of the pictures with a vector (a vector added or removed changes them).
@@ -74,7 +77,7 @@ pub enum PictureQuery {
     /// The question's vector and the pictures' vectors of the same model.
     Ready {
         query: Vec<f32>,
-        pictures: Arc<Vec<(i64, Vec<f32>)>>,
+        pictures: PictureVectors,
     },
 }
 
@@ -266,7 +269,7 @@ impl Engine {
     }
 
     /// The profile's picture vectors of `model`, read again only when they changed.
-    fn picture_vectors(&self, profile: &str, model: &str) -> Result<Arc<Vec<(i64, Vec<f32>)>>> {
+    fn picture_vectors(&self, profile: &str, model: &str) -> Result<PictureVectors> {
         let (n, sum) = self.reader()?.picture_vector_key(profile, model)?;
         let key = (profile.to_string(), model.to_string(), n, sum);
         let mut cache = self
@@ -274,10 +277,10 @@ impl Engine {
             .cache
             .lock()
             .map_err(|_| Error::Other("the picture vectors' lock was poisoned".into()))?;
-        if let Some((k, v)) = &*cache {
-            if *k == key {
-                return Ok(v.clone());
-            }
+        if let Some((k, v)) = &*cache
+            && *k == key
+        {
+            return Ok(v.clone());
         }
         let v = Arc::new(self.reader()?.picture_vectors(model, profile)?);
         *cache = Some((key, v.clone()));

@@ -531,7 +531,10 @@ fn a_picture_result_shows_its_thumbnail_name_and_file_and_only_to_a_signed_in_re
     let (status, head, body) = http(&d, "GET", &path, &h, "");
     assert_eq!(status, 200, "{head}");
     assert!(head.contains("content-type: image/png"), "{head}");
-    assert!(body.as_bytes().starts_with(b"\x89PNG") || body.contains("PNG"), "not a PNG");
+    assert!(
+        body.as_bytes().starts_with(b"\x89PNG") || body.contains("PNG"),
+        "not a PNG"
+    );
     for bad in ["/thumbs/../store.db", "/thumbs/abc.png", "/thumbs/"] {
         let (status, _, _) = http(&d, "GET", bad, &h, "");
         assert_eq!(status, 404, "{bad}");
