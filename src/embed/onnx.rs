@@ -78,6 +78,25 @@ pub fn environment(lib: &Path) -> std::result::Result<ort::environment::Environm
     r.clone()
 }
 
+/// A session of our own (OCR, the image–text model) on the process's environment: two
+/// intra-op threads (this machine's cores), never spinning ([`ORT_SPINNING`]).
+pub fn cpu_session(
+    env: &ort::environment::Environment,
+    path: &Path,
+) -> std::result::Result<ort::session::Session, String> {
+    ort::session::Session::builder(env)
+        .map_err(|e| e.to_string())?
+        .with_intra_threads(2)
+        .map_err(|e| e.to_string())?
+        .with_config_entry(
+            "session.intra_op.allow_spinning",
+            if ORT_SPINNING { "1" } else { "0" },
+        )
+        .map_err(|e| e.to_string())?
+        .commit_from_file(path)
+        .map_err(|e| e.to_string())
+}
+
 pub struct OnnxEmbedder {
     model: Mutex<TextEmbedding>,
     tokenizer: Option<tokenizers::Tokenizer>,

@@ -43,6 +43,8 @@ pub enum QuestionModel {
 pub struct PictureModels {
     questions: QuestionModel,
     visual: OnceLock<std::result::Result<(Arc<clip::Visual>, String), String>>,
+    /// The model's id alone (what a recall needs; cheap, see `clip::Layout::model_id`).
+    model_id: OnceLock<std::result::Result<String, String>>,
     textual: Arc<Mutex<Textual>>,
     /// The picture vectors of the last profile asked about, with what they were read for.
     cache: Mutex<Option<(VectorsKey, PictureVectors)>>,
@@ -60,6 +62,7 @@ impl PictureModels {
         PictureModels {
             questions,
             visual: OnceLock::new(),
+            model_id: OnceLock::new(),
             textual: Arc::new(Mutex::new(Textual::NotStarted)),
             cache: Mutex::new(None),
         }
@@ -102,7 +105,12 @@ impl Engine {
             .get_or_init(|| {
                 let layout = clip::Layout::find(&self.image_model_dir())?;
                 let id = layout.model_id()?;
-                clip::Visual::load(&layout, &self.runtime()).map(|v| (Arc::new(v), id))
+                let v = clip::Visual::load(&layout, &self.runtime()).map(|v| (Arc::new(v), id));
+                // Said once, in the log: pictures then get no vector from this process.
+                if let Err(why) = &v {
+                    eprintln!("slm: the image–text model could not be loaded: {why}");
+                }
+                v
             })
             .clone()
     }
@@ -240,9 +248,14 @@ impl Engine {
                 }
             }
         };
-        let (_, model) = match self.visual() {
-            Ok(v) => v,
-            Err(why) => return Ok(PictureQuery::Unavailable(why)),
+        // The id, never the visual model: a recall does not load it (the background does).
+        let model = match self
+            .picture_models
+            .model_id
+            .get_or_init(|| clip::Layout::find(&dir).and_then(|l| l.model_id()))
+        {
+            Ok(m) => m.clone(),
+            Err(why) => return Ok(PictureQuery::Unavailable(why.clone())),
         };
         let pictures = self.picture_vectors(profile, &model)?;
         if pictures.is_empty() {
@@ -293,7 +306,11 @@ impl Engine {
         let model = if !self.settings.pictures.enabled {
             Err("pictures are off in settings (pictures.enabled)".to_string())
         } else {
-            clip::Layout::find(&dir).map(|_| ())
+            // A load that failed in this process says more than the files being there.
+            clip::Layout::find(&dir).and_then(|_| match self.picture_models.visual.get() {
+                Some(Err(why)) => Err(why.clone()),
+                _ => Ok(()),
+            })
         };
         serde_json::json!({
             "image_model_dir": dir.display().to_string(),

@@ -38,6 +38,8 @@ pub const CLIP_STD: [f32; 3] = [0.268_629_54, 0.261_302_6, 0.275_777_1];
 pub const DEFAULT_SIZE: u32 = 224;
 /// Tokens a question is padded or cut to, without `text_cfg.context_length` in config.json.
 pub const DEFAULT_CONTEXT: usize = 77;
+/// Bytes read from each end of the visual model for its id ([`Layout::model_id`]).
+pub const ID_SPAN: u64 = 1 << 20;
 /// The environment variable naming the model folder (over settings).
 pub const DIR_ENV: &str = "SLM_IMAGE_MODEL_DIR";
 
@@ -92,12 +94,26 @@ impl Layout {
         })
     }
 
-    /// What names the pictures' vectors: the visual model's sha256 (first 16 digits), so a
-    /// replaced model never scores against vectors another one made.
+    /// What names the pictures' vectors, so a replaced model never scores against vectors
+    /// another one made: a sha256 of the visual model's size and its first and last
+    /// [`ID_SPAN`] bytes (first 16 digits). Not the whole file: a real visual model is
+    /// hundreds of megabytes, and a recall may need this id.
     pub fn model_id(&self) -> Result<String, String> {
-        crate::paths::sha256_file(&self.visual)
-            .map(|(sha, _)| format!("clip:{}", &sha[..16]))
-            .map_err(|e| format!("{}: {e}", self.visual.display()))
+        use sha2::{Digest, Sha256};
+        use std::io::{Read, Seek, SeekFrom};
+        let err = |e: std::io::Error| format!("{}: {e}", self.visual.display());
+        let mut f = std::fs::File::open(&self.visual).map_err(err)?;
+        let len = f.metadata().map_err(err)?.len();
+        let mut h = Sha256::new();
+        h.update(len.to_le_bytes());
+        let mut buf = vec![0u8; ID_SPAN.min(len) as usize];
+        f.read_exact(&mut buf).map_err(err)?;
+        h.update(&buf);
+        f.seek(SeekFrom::Start(len - buf.len() as u64)).map_err(err)?;
+        f.read_exact(&mut buf).map_err(err)?;
+        h.update(&buf);
+        let hex: String = h.finalize()[..8].iter().map(|b| format!("{b:02x}")).collect();
+        Ok(format!("clip:{hex}"))
     }
 }
 
@@ -113,15 +129,8 @@ fn read_json(p: &Option<PathBuf>) -> Result<serde_json::Value, String> {
 
 fn session(path: &Path, runtime: &Path) -> Result<Session, String> {
     let env = crate::embed::onnx::environment(runtime)?;
-    let err = |e: String| format!("{} could not be loaded: {e}", path.display());
-    Session::builder(&env)
-        .map_err(|e| err(e.to_string()))?
-        .with_intra_threads(2)
-        .map_err(|e| err(e.to_string()))?
-        .with_config_entry("session.intra_op.allow_spinning", "0")
-        .map_err(|e| err(e.to_string()))?
-        .commit_from_file(path)
-        .map_err(|e| err(e.to_string()))
+    crate::embed::onnx::cpu_session(&env, path)
+        .map_err(|e| format!("{} could not be loaded: {e}", path.display()))
 }
 
 /// The name of a session's `i`-th input or output, as the C API wants it.
@@ -360,40 +369,12 @@ impl Textual {
             .tokenizer
             .encode(text, true)
             .map_err(|e| e.to_string())?;
-        let n = enc.get_ids().len();
-        let shape = [1usize, n];
         let out = if self.wide {
-            let ids = Tensor::from_array((
-                shape,
-                enc.get_ids().iter().map(|&i| i as i64).collect::<Vec<_>>(),
-            ));
-            let mask = Tensor::from_array((
-                shape,
-                enc.get_attention_mask()
-                    .iter()
-                    .map(|&i| i as i64)
-                    .collect::<Vec<_>>(),
-            ));
-            self.run(
-                ids.map_err(|e| e.to_string())?,
-                mask.map_err(|e| e.to_string())?,
-            )?
+            let (ids, mask) = ids_and_mask(&enc, i64::from)?;
+            self.run(ids, mask)?
         } else {
-            let ids = Tensor::from_array((
-                shape,
-                enc.get_ids().iter().map(|&i| i as i32).collect::<Vec<_>>(),
-            ));
-            let mask = Tensor::from_array((
-                shape,
-                enc.get_attention_mask()
-                    .iter()
-                    .map(|&i| i as i32)
-                    .collect::<Vec<_>>(),
-            ));
-            self.run(
-                ids.map_err(|e| e.to_string())?,
-                mask.map_err(|e| e.to_string())?,
-            )?
+            let (ids, mask) = ids_and_mask(&enc, |i| i as i32)?;
+            self.run(ids, mask)?
         };
         first_row(out)
     }
@@ -411,23 +392,28 @@ impl Textual {
     }
 }
 
+/// A question's token ids and attention mask as [1, n] tensors of the graph's integer type.
+fn ids_and_mask<T>(
+    enc: &tokenizers::Encoding,
+    cast: impl Fn(u32) -> T,
+) -> Result<(Tensor<T>, Tensor<T>), String>
+where
+    T: ort::value::PrimitiveTensorElementType + std::fmt::Debug + Clone + 'static,
+{
+    let shape = [1usize, enc.get_ids().len()];
+    let t = |v: &[u32]| {
+        Tensor::from_array((shape, v.iter().map(|&i| cast(i)).collect::<Vec<T>>()))
+            .map_err(|e| e.to_string())
+    };
+    Ok((t(enc.get_ids())?, t(enc.get_attention_mask())?))
+}
+
 /// The cosine of two unit vectors of the same model (0 when their lengths differ).
 pub fn score(a: &[f32], b: &[f32]) -> f32 {
     if a.len() != b.len() {
         return 0.0;
     }
     a.iter().zip(b).map(|(x, y)| x * y).sum()
-}
-
-/// Vectors as stored: little-endian f32s.
-pub fn to_blob(v: &[f32]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-pub fn from_blob(b: &[u8]) -> Vec<f32> {
-    b.chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
 }
 
 #[cfg(test)]
@@ -446,9 +432,8 @@ mod tests {
     }
 
     #[test]
-    fn blobs_round_trip_and_scores_are_cosines() {
+    fn scores_are_cosines() {
         let v = unit(vec![3.0, 4.0]);
-        assert_eq!(from_blob(&to_blob(&v)), v);
         assert!((score(&v, &v) - 1.0).abs() < 1e-6);
         assert_eq!(score(&v, &[1.0]), 0.0);
     }

@@ -126,15 +126,8 @@ impl Ocr {
         }
         let env = crate::embed::onnx::environment(runtime)?;
         let session = |name: &str| -> Result<Session, String> {
-            let err = |e: String| format!("{name} could not be loaded: {e}");
-            Session::builder(&env)
-                .map_err(|e| err(e.to_string()))?
-                .with_intra_threads(2)
-                .map_err(|e| err(e.to_string()))?
-                .with_config_entry("session.intra_op.allow_spinning", "0")
-                .map_err(|e| err(e.to_string()))?
-                .commit_from_file(dir.join(name))
-                .map_err(|e| err(e.to_string()))
+            crate::embed::onnx::cpu_session(&env, &dir.join(name))
+                .map_err(|e| format!("{name} could not be loaded: {e}"))
         };
         let rec = session("rec.onnx")?;
         let dict = rec

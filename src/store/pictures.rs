@@ -88,7 +88,7 @@ impl Store {
         let rows = st.query_map(params![model, profile], |r| {
             Ok((
                 r.get(0)?,
-                crate::media::clip::from_blob(&r.get::<_, Vec<u8>>(1)?),
+                super::embeddings::blob_to_f32s(&r.get::<_, Vec<u8>>(1)?),
             ))
         })?;
         Ok(rows.collect::<std::result::Result<_, _>>()?)
@@ -250,7 +250,7 @@ impl Writer<'_> {
             .execute(params![
                 memory_id,
                 model,
-                vector.map(crate::media::clip::to_blob)
+                vector.map(super::embeddings::f32s_to_blob)
             ])?;
         Ok(())
     }
