@@ -109,10 +109,14 @@ impl Layout {
         let mut buf = vec![0u8; ID_SPAN.min(len) as usize];
         f.read_exact(&mut buf).map_err(err)?;
         h.update(&buf);
-        f.seek(SeekFrom::Start(len - buf.len() as u64)).map_err(err)?;
+        f.seek(SeekFrom::Start(len - buf.len() as u64))
+            .map_err(err)?;
         f.read_exact(&mut buf).map_err(err)?;
         h.update(&buf);
-        let hex: String = h.finalize()[..8].iter().map(|b| format!("{b:02x}")).collect();
+        let hex: String = h.finalize()[..8]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         Ok(format!("clip:{hex}"))
     }
 }
