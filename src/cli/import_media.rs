@@ -169,6 +169,25 @@ pub fn import_media(dir: &Path, a: &ImportArgs, g: &GlobalArgs, style: Style) ->
             embed: crate::engine::Embed::Now,
         };
         let body = target.run(Request { op, human: None })?.body;
+        // A delete of the same picture between the save above and this write may have removed
+        // its file (`Engine::delete`); now that a row keeps it, it stays once saved again.
+        for (p, f) in chunk {
+            if !crate::media::path_of(&paths, &p.sha256, &p.ext).is_file() {
+                let bytes = std::fs::read(f)
+                    .map_err(|e| Error::io(format!("reading {}", f.display()), e))?;
+                let file = PictureRef {
+                    sha256: crate::media::sha256_hex(&bytes),
+                    ..p.clone()
+                };
+                if file.sha256 != p.sha256 {
+                    return Err(Error::Input(format!(
+                        "{} changed while it was imported; run the import again",
+                        f.display()
+                    )));
+                }
+                crate::media::save(&paths, &file, &bytes)?;
+            }
+        }
         for r in body["results"].as_array().into_iter().flatten() {
             if r["existed"].as_bool() == Some(true) {
                 existed += 1;

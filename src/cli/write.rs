@@ -57,7 +57,17 @@ pub fn remember(a: RememberArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
     };
     // The warm worker embeds it at once; a cold write leaves the embedding pending for the
     // worker's background work (loading the model costs more than the write).
-    super::forward::forward(Op::Remember { memory: m }, g, style, None)
+    let kept = m.picture.clone();
+    let code = super::forward::forward(Op::Remember { memory: m }, g, style, None)?;
+    // A delete of the same picture between the save above and this write may have removed
+    // the file (`Engine::delete`); now that a row keeps it, it stays once saved again.
+    if let (Some(p), Some(file)) = (kept, &a.image) {
+        if !crate::media::path_of(&Paths::from_env(), &p.sha256, &p.ext).is_file() {
+            let (_, bytes) = crate::media::inspect(file)?;
+            crate::media::save(&Paths::from_env(), &p, &bytes)?;
+        }
+    }
+    Ok(code)
 }
 
 pub fn update(a: UpdateArgs, g: &GlobalArgs, style: Style) -> Result<i32> {

@@ -156,6 +156,24 @@ impl Engine {
         Ok(done)
     }
 
+    /// After a delete (the caller holds the writer lease): remove the originals and
+    /// thumbnails no picture keeps any more, so a deleted screenshot does not stay on disk.
+    /// A file another memory (any profile) still keeps stays; a backup has its own copy
+    /// (`PATH.media/`). A save racing with this re-saves its file after its write
+    /// (`cli::write`, `cli::import_media`).
+    pub(super) fn remove_unkept_files(&self, files: &[(String, String)]) {
+        for (sha, ext) in files {
+            let kept = self
+                .store()
+                .and_then(|s| s.picture_file_kept(sha))
+                .unwrap_or(true);
+            if !kept {
+                let _ = std::fs::remove_file(media::path_of(&self.paths, sha, ext));
+                let _ = std::fs::remove_file(media::thumbnail_path(&self.paths, sha));
+            }
+        }
+    }
+
     /// The picture memory `id` keeps, if it is one.
     pub fn picture_shown(&self, id: i64) -> Result<Option<PictureShown>> {
         let Some(p) = self.store()?.pictures_for(&[id])?.remove(&id) else {

@@ -141,6 +141,7 @@ impl Engine {
     pub fn delete(&self, ids: &[i64]) -> Result<usize> {
         self.writable()?;
         let _lease = self.lease(WRITE_WAIT)?;
+        let files = self.store()?.picture_files(ids)?;
         let n = {
             let mut store = self.store()?;
             store.write(|w| {
@@ -150,6 +151,8 @@ impl Engine {
                 Ok(ids.len())
             })?
         };
+        // Still under the lease, so no picture row naming them can be written meanwhile.
+        self.remove_unkept_files(&files);
         self.after_commit(
             || {
                 self.apply_changes()?;

@@ -118,6 +118,31 @@ impl Store {
             .query_row(params![profile, model], |r| Ok((r.get(0)?, r.get(1)?)))?)
     }
 
+    /// The files (sha256, ext) the pictures among these memories keep.
+    pub fn picture_files(&self, ids: &[i64]) -> Result<Vec<(String, String)>> {
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT sha256, ext FROM pictures WHERE memory_id = ?1")?;
+        let mut out = Vec::new();
+        for id in ids {
+            if let Some(f) = st
+                .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()?
+            {
+                out.push(f);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whether any picture (of any profile) still keeps the file named `sha256`.
+    pub fn picture_file_kept(&self, sha256: &str) -> Result<bool> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT EXISTS(SELECT 1 FROM pictures WHERE sha256 = ?1)")?
+            .query_row([sha256], |r| r.get(0))?)
+    }
+
     /// How many pictures there are in each OCR state.
     pub fn picture_counts(&self) -> Result<HashMap<String, i64>> {
         let mut st = self

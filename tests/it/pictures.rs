@@ -313,3 +313,38 @@ fn a_backup_keeps_the_pictures_files_and_a_restore_puts_them_back() {
     let r = other.json(&["restore", backup.to_str().unwrap()]);
     assert_eq!(r["media"]["missing"].as_array().unwrap().len(), 1, "{r}");
 }
+
+#[test]
+fn deleting_a_pictures_last_memory_removes_its_file_and_thumbnail() {
+    let env = Env::new();
+    let pic = fixture("pictures").join("sunset.png");
+    let mut ids = Vec::new();
+    for note in ["sunset over the bay", "the evening ferry"] {
+        let v = env.json(&["remember", "--image", pic.to_str().unwrap(), note]);
+        ids.push(v["id"].as_i64().unwrap_or_else(|| panic!("{v}")));
+    }
+    let shown = env.json(&["recall", "sunset over the bay", "--show-weak"]);
+    let first = shown["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(shown["weak"].as_array().unwrap())
+        .find(|x| x["picture"].is_object())
+        .unwrap_or_else(|| panic!("no picture in {shown}"))
+        .clone();
+    let file = PathBuf::from(first["picture"]["path"].as_str().unwrap());
+    let thumb = PathBuf::from(first["picture"]["thumbnail"].as_str().unwrap());
+    assert!(file.is_file() && thumb.is_file());
+    // The other memory still keeps the same file.
+    let out = env.run(&["delete", &ids[0].to_string()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(file.is_file() && thumb.is_file());
+    let out = env.run(&["delete", &ids[1].to_string()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(!file.exists(), "{} is still there", file.display());
+    assert!(!thumb.exists(), "{} is still there", thumb.display());
+    // Saved again, it is back.
+    let v = env.json(&["remember", "--image", pic.to_str().unwrap()]);
+    assert!(v["id"].is_i64(), "{v}");
+    assert!(file.is_file());
+}
