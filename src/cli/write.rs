@@ -61,11 +61,18 @@ pub fn remember(a: RememberArgs, g: &GlobalArgs, style: Style) -> Result<i32> {
     let code = super::forward::forward(Op::Remember { memory: m }, g, style, None)?;
     // A delete of the same picture between the save above and this write may have removed
     // the file (`Engine::delete`); now that a row keeps it, it stays once saved again.
-    if let (Some(p), Some(file)) = (kept, &a.image) {
-        if !crate::media::path_of(&Paths::from_env(), &p.sha256, &p.ext).is_file() {
-            let (_, bytes) = crate::media::inspect(file)?;
-            crate::media::save(&Paths::from_env(), &p, &bytes)?;
+    let paths = Paths::from_env();
+    if let (Some(p), Some(file)) = (kept, &a.image)
+        && !crate::media::path_of(&paths, &p.sha256, &p.ext).is_file()
+    {
+        let (now, bytes) = crate::media::inspect(file)?;
+        if now.sha256 != p.sha256 {
+            return Err(Error::Input(format!(
+                "{} changed while it was saved; save it again",
+                file.display()
+            )));
         }
+        crate::media::save(&paths, &p, &bytes)?;
     }
     Ok(code)
 }
