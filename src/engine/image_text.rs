@@ -71,8 +71,6 @@ impl PictureModels {
 
 /// Whether the picture channel runs for a question, and with what.
 pub enum PictureQuery {
-    /// The profile holds no picture, or pictures are off: the channel is not submitted.
-    Absent,
     /// It cannot run; why, in words.
     Unavailable(String),
     /// The model is loading (or the question's vector was late): this recall goes without.
@@ -176,15 +174,9 @@ impl Engine {
                 .is_ok_and(|n| n > 0)
     }
 
-    /// The picture channel's inputs for `question` in `profile`; never waits for a load.
+    /// The picture channel's inputs for `question` in `profile`, once the channel is
+    /// submitted ([`Engine::picture_channel_submitted`]); never waits for a load.
     pub fn picture_query(&self, question: &str, profile: &str) -> Result<PictureQuery> {
-        if !self.settings.pictures.enabled {
-            return Ok(PictureQuery::Absent);
-        }
-        let pictures = self.reader()?.profile_pictures(profile)?;
-        if pictures == 0 {
-            return Ok(PictureQuery::Absent);
-        }
         let dir = self.image_model_dir();
         let layout = match clip::Layout::find(&dir) {
             Ok(l) => l,

@@ -18,7 +18,6 @@ pub(super) fn submitted(engine: &Engine, filters: &Filters) -> bool {
 
 pub(super) fn pictures(engine: &Engine, question: &str, filters: &Filters) -> Produced {
     let (query, vectors) = match engine.picture_query(question, &filters.profile)? {
-        PictureQuery::Absent => return Ok(None),
         PictureQuery::Unavailable(why) => return Err(unavailable(why)),
         PictureQuery::Warming(why) => return Err(ProducerError::Warming(why)),
         PictureQuery::Ready { query, pictures } => (query, pictures),
