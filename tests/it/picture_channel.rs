@@ -261,6 +261,19 @@ fn a_bring_your_own_image_text_model_finds_wordless_pictures_by_what_they_show()
         // Never "supported": no judge reads what a picture shows.
         assert_eq!(r["tier"], "related", "{q}");
     }
+    // Without the worker (the cold path) the model is never loaded: the channel says it is
+    // warming and the recall goes on without it.
+    let out = env
+        .cmd(&["recall", "the red one", "--json"])
+        .env("SLM_WORKER", "off")
+        .output()
+        .unwrap();
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        r["channel_status"]["picture"]["status"], "warming",
+        "{}",
+        r["channel_status"]
+    );
     // A question about nothing any picture shows keeps no picture.
     let r = env.json(&["recall", "quarterly report due", "--show-weak"]);
     assert!(picture_names(&r).is_empty(), "{r:#}");
