@@ -54,6 +54,7 @@ pub mod media;
 pub mod memory;
 pub mod output;
 pub mod paths;
+pub mod priority;
 pub mod progress;
 pub mod project;
 pub mod recall;

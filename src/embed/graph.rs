@@ -224,10 +224,16 @@ impl GraphEmbedder {
         } else {
             results.resize_with(chunks.len(), || None);
             let next = std::sync::atomic::AtomicUsize::new(0);
+            let bulk = crate::priority::in_bulk();
             let done: Vec<(usize, Result<Vec<Vec<f32>>>)> = std::thread::scope(|s| {
                 let handles: Vec<_> = (0..threads)
                     .map(|_| {
                         s.spawn(|| {
+                            // Bulk work (an import, the background queue) yields the
+                            // cores to hooks and recalls.
+                            if bulk {
+                                crate::priority::lower_this_thread();
+                            }
                             let mut mine = Vec::new();
                             loop {
                                 let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -419,7 +425,13 @@ mod tests {
             })
             .collect();
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let together = e.embed(&refs).unwrap();
+        // As bulk work (an import): the batches' threads yield, the caller keeps its priority.
+        let nice = crate::priority::this_thread_nice();
+        let together = {
+            let _bulk = crate::priority::bulk_scope();
+            e.embed(&refs).unwrap()
+        };
+        assert_eq!(crate::priority::this_thread_nice(), nice);
         assert_eq!(together.len(), texts.len());
         for (i, t) in refs.iter().enumerate() {
             let alone = e.embed(&[t]).unwrap().remove(0);

@@ -55,7 +55,10 @@ impl Engine {
                 .collect()
         };
         let refs: Vec<&str> = texts.iter().map(|(_, t)| t.as_str()).collect();
-        let vecs = e.embed(&refs)?;
+        let vecs = {
+            let _bulk = crate::priority::bulk_scope();
+            e.embed(&refs)?
+        };
         Ok(texts
             .into_iter()
             .zip(vecs)
@@ -165,7 +168,10 @@ impl Engine {
                 })
                 .collect();
             let all: Vec<&str> = split.iter().flatten().map(String::as_str).collect();
-            let mut vecs = e.embed(&all)?.into_iter();
+            let mut vecs = {
+                let _bulk = crate::priority::bulk_scope();
+                e.embed(&all)?.into_iter()
+            };
             let computed: Vec<(i64, &str, Vec<Vec<f32>>)> = batch
                 .iter()
                 .zip(&split)

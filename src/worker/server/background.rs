@@ -40,6 +40,8 @@ pub(super) fn watch_idle(w: &Arc<Worker>) {
 /// A round that panics is reported and the next one runs: the background work must outlive
 /// a bug in one of its parts, or pictures and embeddings would wait for ever unnoticed.
 pub(super) fn background(w: &Arc<Worker>) {
+    // Everything this thread does can wait for a hook, a recall or the user's own programs.
+    crate::priority::lower_this_thread();
     loop {
         std::thread::sleep(BACKGROUND_PAUSE);
         if w.stopping.load(Ordering::SeqCst) {
