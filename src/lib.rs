@@ -14,7 +14,7 @@
 //! | stages | `recall/`, `session.rs`, `transfer/` | the recall pipeline; session context; import, export, backup |
 //! | engine | `engine/` | the one API over the store, the indexes and the models (writes, reads, index sync) |
 //! | storage and models | `store/`, `index/`, `embed/` | SQLite (the truth); BM25 and vectors (derived); loading the embedder and the cross-encoder |
-//! | vocabulary | `memory.rs`, `text/`, `timeparse/`, `settings.rs`, `paths.rs`, `clock.rs`, `output.rs`, `error.rs`, `lock.rs` | the types and helpers everything shares |
+//! | vocabulary | `memory.rs`, `text/`, `timeparse/`, `settings.rs`, `paths.rs`, `clock.rs`, `output.rs`, `error.rs`, `lock.rs`, `priority.rs` | the types and helpers everything shares |
 //!
 //! From a flag to a rendered line, for `slm recall "what db?" --limit 3`:
 //!

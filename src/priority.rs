@@ -9,9 +9,11 @@
 //! Only bulk threads are lowered, never the worker as a whole: a recall's own thread and the
 //! ONNX Runtime pool threads it shares keep their priority. An unprivileged thread cannot
 //! take back a priority it gave up, so only threads that do nothing else are lowered: the
-//! scoped threads `embed::graph` runs the batches of a long text list on, when the caller
-//! said the work is bulk ([`bulk_scope`]: the memory side of writes and of the backlog), and
-//! the worker's background thread.
+//! scoped threads `embed::graph` runs a text list's batches on when the caller said the work
+//! is bulk ([`bulk_scope`]: the memory side of writes, i.e. imports, and of the backlogs).
+//! They hold no lock while the model runs. A thread that takes the writer lease or the store
+//! (the worker's background thread) is not lowered: on a busy machine a request waiting for
+//! that lock would wait for the lowered thread too (priority inversion).
 
 use std::cell::Cell;
 
@@ -45,9 +47,11 @@ pub fn in_bulk() -> bool {
 /// The nice value bulk threads take (0 is normal, 19 the lowest).
 ///
 /// Origin: `slm bench hooks --memories 1500` on 2 cores (a capture hook every 100 ms while
-/// the worker imports), `docs/measurements.md`: the hook's p99 fell from 64 ms to 34 ms.
+/// the worker imports), `docs/measurements.md`: the hook's p99 fell from 68 ms to 34 ms in
+/// one window (32 ms at 3,000 memories).
 /// At 10 a nice-0 thread gets about nine tenths of a core it shares with a bulk thread (the
-/// kernel's weights 1024 against 110); 19 measured no better (p99 35 ms, 300 memories).
+/// kernel's weights 1024 against 110); 19 measured no better (a 300-memory import in a
+/// scratch harness: p99 34.8 ms at 19, 29.6–36.9 ms in three runs at 10).
 pub const BULK_NICE: i32 = 10;
 
 /// Environment variable that replaces [`BULK_NICE`] (0 measures the old behaviour in the

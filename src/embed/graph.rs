@@ -218,15 +218,17 @@ impl GraphEmbedder {
         // One batch (a query) runs on the calling thread; more take turns on a few threads,
         // each taking the next batch, all on the one session (`shared_run`).
         let threads = parallel_runs().min(chunks.len());
+        // Bulk work always runs on threads of its own, which lower themselves: the caller
+        // keeps its priority (it may hold a lock a request waits for, or serve one next).
+        let bulk = crate::priority::in_bulk();
         let mut results: Vec<Option<Result<Vec<Vec<f32>>>>> = Vec::new();
-        if threads <= 1 {
+        if threads <= 1 && !bulk {
             results.extend(chunks.iter().map(|c| Some(run_chunk(c))));
         } else {
             results.resize_with(chunks.len(), || None);
             let next = std::sync::atomic::AtomicUsize::new(0);
-            let bulk = crate::priority::in_bulk();
             let done: Vec<(usize, Result<Vec<Vec<f32>>>)> = std::thread::scope(|s| {
-                let handles: Vec<_> = (0..threads)
+                let handles: Vec<_> = (0..threads.max(1))
                     .map(|_| {
                         s.spawn(|| {
                             // Bulk work (an import, the background queue) yields the

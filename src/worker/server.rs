@@ -121,6 +121,8 @@ struct Worker {
     stopping: AtomicBool,
     /// Requests being answered (a shutdown waits for them).
     active: AtomicUsize,
+    /// A background round is running (the idle watch waits for it to end).
+    background_busy: AtomicBool,
     /// Wakes the thread that saves the capture spool (`service::spool::keep_saving`).
     spool_wake: crossbeam_channel::Sender<()>,
 }
@@ -295,6 +297,7 @@ pub fn run(paths: Paths) -> Result<()> {
         idle,
         stopping: AtomicBool::new(false),
         active: AtomicUsize::new(0),
+        background_busy: AtomicBool::new(false),
         spool_wake,
     });
     {

@@ -369,6 +369,7 @@ const LAYERS: &[&[&str]] = &[
         "error",
         "lock",
         "progress",
+        "priority",
     ],
 ];
 

@@ -16,7 +16,7 @@ import time
 import numpy as np
 import torch
 
-from train import encode, load_tokenizer, make_student, torch_logits
+from train import Progress, apply, finish, distill_loss, encode, load_tokenizer, make_student, torch_logits
 
 
 def main():
@@ -68,7 +68,8 @@ def main():
 
     sched = torch.optim.lr_scheduler.LambdaLR(opt, factor)
     rng = random.Random(args.seed)
-    step, run = 0, None
+    step = 0
+    progress = Progress(total, args.bs, every=20)
     model.train()
     stop = False
     while step < total and not stop:
@@ -86,27 +87,15 @@ def main():
             y = torch.tensor([float(rows[i]["y"]) for i in b])
             t = torch.from_numpy(tl[b])
             s = model(**enc).logits[:, 0]
-            loss = torch.nn.functional.mse_loss(s, t) + args.alpha * torch.nn.functional.binary_cross_entropy_with_logits(s, y)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, 1.0)
-            opt.step()
-            sched.step()
-            opt.zero_grad(set_to_none=True)
+            loss = distill_loss(s, t, y, args.alpha)
+            apply(loss, params, opt, sched)
             step += 1
-            run = loss.item() if run is None else 0.98 * run + 0.02 * loss.item()
-            if step % 20 == 0:
-                el = time.time() - t1
-                print(f"step {step}/{total} loss {run:.4f} {step * args.bs / el:.1f} pairs/s {el / 60:.1f} min",
-                      flush=True)
+            progress(step, loss.item())
             if (time.time() - t1) / 60 > args.max_minutes:
                 print("time budget reached, stopping", flush=True)
                 stop = True
                 break
-    model.eval()
-    model.save_pretrained(os.path.join(args.out, "final"))
-    json.dump({"args": vars(args), "train_minutes": (time.time() - t1) / 60, "steps": step},
-              open(os.path.join(args.out, "train_log.json"), "w"), indent=1)
-    print("done", (time.time() - t0) / 60, "min", flush=True)
+    finish(model, args, t1, step, t0)
 
 
 if __name__ == "__main__":

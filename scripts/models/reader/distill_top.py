@@ -24,8 +24,8 @@ import time
 import numpy as np
 import torch
 
-from train import bert_config, encode, load_teacher, load_tokenizer, torch_logits
-from train_top import lower, upper
+from train import Progress, apply, finish, distill_loss, bert_config, load_teacher, load_tokenizer, torch_logits
+from train_top import cache_lower, epoch_batches, padded, upper, upper_params
 
 
 def main():
@@ -86,24 +86,10 @@ def main():
     del base, teacher
     student.eval()
 
-    order = sorted(range(len(rows)), key=lambda i: len(rows[i]["q"]) + len(rows[i]["m"]))
-    cache = [None] * len(rows)
     t1 = time.time()
-    for s in range(0, len(order), 64):
-        idx = order[s: s + 64]
-        enc = {n: torch.from_numpy(v) for n, v in encode(tok, [(rows[i]["q"], rows[i]["m"]) for i in idx]).items()}
-        h = lower(student, enc, k)
-        for j, i in enumerate(idx):
-            n = int(enc["attention_mask"][j].sum())
-            cache[i] = h[j, :n].to(torch.bfloat16).clone()
+    cache = cache_lower(student, tok, rows, k)
     print(f"cached layer-{k} states in {(time.time() - t1) / 60:.1f} min", flush=True)
-
-    for p in student.parameters():
-        p.requires_grad_(False)
-    params = [p for layer in student.bert.encoder.layer[k:] for p in layer.parameters()]
-    params += list(student.bert.pooler.parameters()) + list(student.classifier.parameters())
-    for p in params:
-        p.requires_grad_(True)
+    params = upper_params(student, k)
     opt = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.01)
     total = int(math.ceil(len(rows) / args.bs) * args.epochs)
     warm = max(1, int(0.06 * total))
@@ -115,49 +101,26 @@ def main():
 
     sched = torch.optim.lr_scheduler.LambdaLR(opt, factor)
     rng = random.Random(args.seed)
-    step, run, stop = 0, None, False
+    step, stop = 0, False
+    progress = Progress(total, args.bs, every=50)
     student.train()
     while step < total and not stop:
-        idx = list(range(len(rows)))
-        rng.shuffle(idx)
-        batches = []
-        for c in range(0, len(idx), args.bs * 50):
-            part = sorted(idx[c: c + args.bs * 50], key=lambda i: cache[i].shape[0])
-            batches += [part[b: b + args.bs] for b in range(0, len(part), args.bs)]
-        rng.shuffle(batches)
-        for b in batches:
+        for b in epoch_batches(cache, args.bs, rng):
             if step >= total:
                 break
-            n = max(cache[i].shape[0] for i in b)
-            h = torch.zeros(len(b), n, cache[b[0]].shape[1])
-            am = torch.zeros(len(b), n, dtype=torch.long)
-            for j, i in enumerate(b):
-                h[j, : cache[i].shape[0]] = cache[i].float()
-                am[j, : cache[i].shape[0]] = 1
+            h, am = padded(cache, b)
             y = torch.tensor([float(rows[i]["y"]) for i in b])
             t = torch.from_numpy(tl[b])
             s = upper(student, h, am, k)
-            loss = torch.nn.functional.mse_loss(s, t) + args.alpha * torch.nn.functional.binary_cross_entropy_with_logits(s, y)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, 1.0)
-            opt.step()
-            sched.step()
-            opt.zero_grad(set_to_none=True)
+            loss = distill_loss(s, t, y, args.alpha)
+            apply(loss, params, opt, sched)
             step += 1
-            run = loss.item() if run is None else 0.98 * run + 0.02 * loss.item()
-            if step % 50 == 0:
-                el = time.time() - t2
-                print(f"step {step}/{total} loss {run:.4f} {step * args.bs / el:.1f} pairs/s {el / 60:.1f} min",
-                      flush=True)
+            progress(step, loss.item())
             if (time.time() - t2) / 60 > args.max_minutes:
                 print("time budget reached, stopping", flush=True)
                 stop = True
                 break
-    student.eval()
-    student.save_pretrained(os.path.join(args.out, "final"))
-    json.dump({"args": vars(args), "train_minutes": (time.time() - t2) / 60, "steps": step},
-              open(os.path.join(args.out, "train_log.json"), "w"), indent=1)
-    print("done", (time.time() - t0) / 60, "min", flush=True)
+    finish(student, args, t2, step, t0)
 
 
 if __name__ == "__main__":

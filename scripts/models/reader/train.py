@@ -103,6 +103,43 @@ def make_student(teacher, layers=(1, 3, 5, 7, 9, 11)):
     return student
 
 
+def apply(loss, params, opt, sched):
+    """One optimiser step: backward, gradients clipped to norm 1, the schedule advanced."""
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(params, 1.0)
+    opt.step()
+    sched.step()
+    opt.zero_grad(set_to_none=True)
+
+
+class Progress:
+    """The running loss, printed every `every` steps with the pace since it was made."""
+
+    def __init__(self, total, bs, every=20):
+        self.total, self.bs, self.every, self.t, self.run = total, bs, every, time.time(), None
+
+    def __call__(self, step, loss):
+        self.run = loss if self.run is None else 0.98 * self.run + 0.02 * loss
+        if step % self.every == 0:
+            el = time.time() - self.t
+            print(f"step {step}/{self.total} loss {self.run:.4f} {step * self.bs / el:.1f} pairs/s {el / 60:.1f} min",
+                  flush=True)
+
+
+def distill_loss(s, t, y, alpha):
+    """MSE to the teacher's logits t, with alpha times the BCE to the labels y beside it."""
+    return torch.nn.functional.mse_loss(s, t) + alpha * torch.nn.functional.binary_cross_entropy_with_logits(s, y)
+
+
+def finish(model, args, t_train, steps, t0):
+    """Save the trained model (OUT/final) and its train_log.json; say how long it all took."""
+    model.eval()
+    model.save_pretrained(os.path.join(args.out, "final"))
+    json.dump({"args": vars(args), "train_minutes": (time.time() - t_train) / 60, "steps": steps},
+              open(os.path.join(args.out, "train_log.json"), "w"), indent=1)
+    print("done", (time.time() - t0) / 60, "min", flush=True)
+
+
 def auc(pos, neg):
     """ROC AUC of scores: P(pos > neg) + 0.5 P(tie)."""
     pos, neg = np.asarray(pos, float), np.asarray(neg, float)

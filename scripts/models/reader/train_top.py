@@ -19,7 +19,7 @@ import time
 import numpy as np
 import torch
 
-from train import encode, load_teacher, load_tokenizer
+from train import Progress, apply, finish, encode, load_teacher, load_tokenizer
 
 
 def masks(model, am, h):
@@ -41,6 +41,54 @@ def upper(model, h, am, k):
     for layer in model.bert.encoder.layer[k:]:
         h = layer(h, m)
     return model.classifier(model.dropout(model.bert.pooler(h)))[:, 0]
+
+
+def cache_lower(model, tok, rows, k):
+    """Layer-k states of every (q, m) pair in rows, unpadded, bf16 (computed once, in length order)."""
+    order = sorted(range(len(rows)), key=lambda i: len(rows[i]["q"]) + len(rows[i]["m"]))
+    cache = [None] * len(rows)
+    for s in range(0, len(order), 64):
+        idx = order[s: s + 64]
+        enc = {n: torch.from_numpy(v) for n, v in encode(tok, [(rows[i]["q"], rows[i]["m"]) for i in idx]).items()}
+        h = lower(model, enc, k)
+        for j, i in enumerate(idx):
+            n = int(enc["attention_mask"][j].sum())
+            cache[i] = h[j, :n].to(torch.bfloat16).clone()
+    return cache
+
+
+def upper_params(model, k):
+    """Freeze everything but layers k.. , the pooler and the classifier; returns those."""
+    for p in model.parameters():
+        p.requires_grad_(False)
+    params = [p for layer in model.bert.encoder.layer[k:] for p in layer.parameters()]
+    params += list(model.bert.pooler.parameters()) + list(model.classifier.parameters())
+    for p in params:
+        p.requires_grad_(True)
+    return params
+
+
+def epoch_batches(cache, bs, rng):
+    """One epoch's batches: shuffled, bucketed by length within runs of 50 batches, shuffled again."""
+    idx = list(range(len(cache)))
+    rng.shuffle(idx)
+    batches = []
+    for c in range(0, len(idx), bs * 50):
+        part = sorted(idx[c: c + bs * 50], key=lambda i: cache[i].shape[0])
+        batches += [part[b: b + bs] for b in range(0, len(part), bs)]
+    rng.shuffle(batches)
+    return batches
+
+
+def padded(cache, b):
+    """The cached states of batch b, zero-padded, with their attention mask."""
+    n = max(cache[i].shape[0] for i in b)
+    h = torch.zeros(len(b), n, cache[b[0]].shape[1])
+    am = torch.zeros(len(b), n, dtype=torch.long)
+    for j, i in enumerate(b):
+        h[j, : cache[i].shape[0]] = cache[i].float()
+        am[j, : cache[i].shape[0]] = 1
+    return h, am
 
 
 def main():
@@ -71,66 +119,30 @@ def main():
 
     rows = [json.loads(line) for line in open(os.path.join(args.data, "train.jsonl"))]
     t0 = time.time()
-    order = sorted(range(len(rows)), key=lambda i: len(rows[i]["q"]) + len(rows[i]["m"]))
-    cache = [None] * len(rows)
-    for s in range(0, len(order), 64):
-        idx = order[s: s + 64]
-        enc = {n: torch.from_numpy(v) for n, v in encode(tok, [(rows[i]["q"], rows[i]["m"]) for i in idx]).items()}
-        h = lower(model, enc, k)
-        for j, i in enumerate(idx):
-            n = int(enc["attention_mask"][j].sum())
-            cache[i] = h[j, :n].to(torch.bfloat16).clone()
+    cache = cache_lower(model, tok, rows, k)
     print(f"cached layer-{k} states of {len(rows)} pairs in {(time.time() - t0) / 60:.1f} min", flush=True)
 
-    for p in model.parameters():
-        p.requires_grad_(False)
-    train_params = [p for layer in model.bert.encoder.layer[k:] for p in layer.parameters()]
-    train_params += list(model.bert.pooler.parameters()) + list(model.classifier.parameters())
-    for p in train_params:
-        p.requires_grad_(True)
+    train_params = upper_params(model, k)
     opt = torch.optim.AdamW(train_params, lr=args.lr, weight_decay=0.01)
     total = int(math.ceil(len(rows) / args.bs) * args.epochs)
     warm = max(1, int(0.06 * total))
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda s: min((s + 1) / warm, max(0.0, (total - s) / (total - warm))))
     rng = random.Random(args.seed)
-    step, t1, run = 0, time.time(), None
+    step, t1 = 0, time.time()
+    progress = Progress(total, args.bs, every=20)
     model.train()
     while step < total:
-        idx = list(range(len(rows)))
-        rng.shuffle(idx)
-        batches = []
-        for c in range(0, len(idx), args.bs * 50):
-            part = sorted(idx[c: c + args.bs * 50], key=lambda i: cache[i].shape[0])
-            batches += [part[b: b + args.bs] for b in range(0, len(part), args.bs)]
-        rng.shuffle(batches)
-        for b in batches:
+        for b in epoch_batches(cache, args.bs, rng):
             if step >= total:
                 break
-            n = max(cache[i].shape[0] for i in b)
-            h = torch.zeros(len(b), n, cache[b[0]].shape[1])
-            am = torch.zeros(len(b), n, dtype=torch.long)
-            for j, i in enumerate(b):
-                h[j, : cache[i].shape[0]] = cache[i].float()
-                am[j, : cache[i].shape[0]] = 1
+            h, am = padded(cache, b)
             y = torch.tensor([float(rows[i]["y"]) for i in b])
             loss = torch.nn.functional.binary_cross_entropy_with_logits(upper(model, h, am, k), y)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(train_params, 1.0)
-            opt.step()
-            sched.step()
-            opt.zero_grad(set_to_none=True)
+            apply(loss, train_params, opt, sched)
             step += 1
-            run = loss.item() if run is None else 0.98 * run + 0.02 * loss.item()
-            if step % 20 == 0:
-                el = time.time() - t1
-                print(f"step {step}/{total} loss {run:.4f} {step * args.bs / el:.1f} pairs/s {el / 60:.1f} min",
-                      flush=True)
-    model.eval()
-    model.save_pretrained(os.path.join(args.out, "final"))
-    json.dump({"args": vars(args), "train_minutes": (time.time() - t1) / 60, "steps": step},
-              open(os.path.join(args.out, "train_log.json"), "w"), indent=1)
-    print("done", (time.time() - t0) / 60, "min", flush=True)
+            progress(step, loss.item())
+    finish(model, args, t1, step, t0)
 
 
 if __name__ == "__main__":

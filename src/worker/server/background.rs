@@ -28,7 +28,10 @@ pub const BACKGROUND_PAUSE: Duration = Duration::from_millis(500);
 pub(super) fn watch_idle(w: &Arc<Worker>) {
     loop {
         std::thread::sleep(IDLE_CHECK.min(w.idle / 4 + Duration::from_millis(10)));
-        if w.connections.load(Ordering::SeqCst) == 0 && w.idle_for() >= w.idle {
+        if w.connections.load(Ordering::SeqCst) == 0
+            && !w.background_busy.load(Ordering::SeqCst)
+            && w.idle_for() >= w.idle
+        {
             eprintln!("slm worker: idle for {} s; exiting", w.idle.as_secs());
             shutdown(w);
             return;
@@ -39,9 +42,12 @@ pub(super) fn watch_idle(w: &Arc<Worker>) {
 /// Embedding backlog, pictures, baselines, index saves: small batches that yield to questions.
 /// A round that panics is reported and the next one runs: the background work must outlive
 /// a bug in one of its parts, or pictures and embeddings would wait for ever unnoticed.
+///
+/// This thread keeps its priority although its work is bulk: it takes the writer lease and the
+/// store, which a request may wait for, so a lowered thread holding them on a busy machine
+/// would hold up that request too (priority inversion). Its model work yields instead: the
+/// embedding batches run as bulk work (`crate::priority`).
 pub(super) fn background(w: &Arc<Worker>) {
-    // Everything this thread does can wait for a hook, a recall or the user's own programs.
-    crate::priority::lower_this_thread();
     loop {
         std::thread::sleep(BACKGROUND_PAUSE);
         if w.stopping.load(Ordering::SeqCst) {
@@ -51,7 +57,12 @@ pub(super) fn background(w: &Arc<Worker>) {
             left_for_restore(w);
             return;
         }
+        // A round in progress keeps the worker from its idle exit: one picture's OCR or one
+        // batch of embeddings can take longer than the idle limit on a loaded machine (a test
+        // run saw the worker leave mid-queue, pictures pending).
+        w.background_busy.store(true, Ordering::SeqCst);
         let round = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| background_round(w)));
+        w.background_busy.store(false, Ordering::SeqCst);
         if round.is_err() {
             // The panic's message is already in the log, just above.
             eprintln!("slm worker: background work panicked (a bug); it goes on");
