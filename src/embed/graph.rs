@@ -38,6 +38,56 @@ fn parallel_runs() -> usize {
         .unwrap_or(1)
         .clamp(1, MAX_PARALLEL_RUNS)
 }
+/// Run `run` on every chunk, results in the chunks' order (`None`: its thread stopped
+/// first). One chunk (a query) runs on the calling thread; more take turns on a few threads,
+/// each taking the next chunk, all on the one session (`shared_run`). Bulk work always runs
+/// on threads of its own, which lower themselves (`crate::priority`): the caller keeps its
+/// priority, since it may hold a lock a request waits for, or serve one next.
+fn side_by_side<C: Sync, T: Send>(
+    chunks: &[C],
+    bulk: bool,
+    run: impl Fn(&C) -> Result<T> + Sync,
+) -> Vec<Option<Result<T>>> {
+    let threads = parallel_runs().min(chunks.len());
+    if threads <= 1 && !bulk {
+        return chunks.iter().map(|c| Some(run(c))).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done: Vec<(usize, Result<T>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads.max(1))
+            .map(|_| {
+                s.spawn(|| {
+                    if bulk {
+                        crate::priority::lower_this_thread();
+                    }
+                    let mut mine = Vec::new();
+                    loop {
+                        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(chunk) = chunks.get(k) else { break };
+                        let r = run(chunk);
+                        let failed = r.is_err();
+                        mine.push((k, r));
+                        if failed {
+                            break;
+                        }
+                    }
+                    mine
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    let mut results: Vec<Option<Result<T>>> = Vec::new();
+    results.resize_with(chunks.len(), || None);
+    for (k, r) in done {
+        results[k] = Some(r);
+    }
+    results
+}
+
 /// The answer check's threshold when a manifest names an `answer_prompt` without one: the
 /// value measured for EmbeddingGemma-300M int8 with `slm eval locomo` (dev): at 0.40 the
 /// judge said "answers" to most adversarial questions too (support trade-off 0.937 / 0.434
@@ -211,55 +261,11 @@ impl GraphEmbedder {
         let mut order: Vec<usize> = (0..ids.len()).collect();
         order.sort_by_key(|&i| ids[i].len());
         let chunks: Vec<&[usize]> = order.chunks(BATCH_SIZE).collect();
-        let run_chunk = |chunk: &[usize]| {
+        let run_chunk = |chunk: &&[usize]| {
             let rows: Vec<&Vec<u32>> = chunk.iter().map(|&i| &ids[i]).collect();
             self.run_ids(&rows)
         };
-        // One batch (a query) runs on the calling thread; more take turns on a few threads,
-        // each taking the next batch, all on the one session (`shared_run`).
-        let threads = parallel_runs().min(chunks.len());
-        // Bulk work always runs on threads of its own, which lower themselves: the caller
-        // keeps its priority (it may hold a lock a request waits for, or serve one next).
-        let bulk = crate::priority::in_bulk();
-        let mut results: Vec<Option<Result<Vec<Vec<f32>>>>> = Vec::new();
-        if threads <= 1 && !bulk {
-            results.extend(chunks.iter().map(|c| Some(run_chunk(c))));
-        } else {
-            results.resize_with(chunks.len(), || None);
-            let next = std::sync::atomic::AtomicUsize::new(0);
-            let done: Vec<(usize, Result<Vec<Vec<f32>>>)> = std::thread::scope(|s| {
-                let handles: Vec<_> = (0..threads.max(1))
-                    .map(|_| {
-                        s.spawn(|| {
-                            // Bulk work (an import, the background queue) yields the
-                            // cores to hooks and recalls.
-                            if bulk {
-                                crate::priority::lower_this_thread();
-                            }
-                            let mut mine = Vec::new();
-                            loop {
-                                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                                let Some(chunk) = chunks.get(k) else { break };
-                                let r = run_chunk(chunk);
-                                let failed = r.is_err();
-                                mine.push((k, r));
-                                if failed {
-                                    break;
-                                }
-                            }
-                            mine
-                        })
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .flat_map(|h| h.join().unwrap_or_default())
-                    .collect()
-            });
-            for (k, r) in done {
-                results[k] = Some(r);
-            }
-        }
+        let results = side_by_side(&chunks, crate::priority::in_bulk(), run_chunk);
         let mut out = vec![Vec::new(); ids.len()];
         for (chunk, vecs) in chunks.iter().zip(results) {
             let vecs = vecs.ok_or_else(|| Error::Model("an embedding thread stopped".into()))?;
@@ -411,6 +417,37 @@ mod tests {
                 });
             }
         });
+    }
+
+    #[test]
+    fn bulk_batches_run_on_lowered_threads_and_the_caller_keeps_its_priority() {
+        let caller = crate::priority::this_thread_nice();
+        let chunks: Vec<usize> = (0..5).collect();
+        let nice_of = |&c: &usize| Ok((c, crate::priority::this_thread_nice()));
+        let bulk = side_by_side(&chunks, true, nice_of);
+        assert_eq!(crate::priority::this_thread_nice(), caller);
+        for (k, r) in bulk.into_iter().enumerate() {
+            let (c, nice) = r.unwrap().unwrap();
+            assert_eq!(c, k, "results come back in the chunks' order");
+            if let (Some(n), Some(at)) = (nice, caller) {
+                assert_eq!(n, at.max(crate::priority::bulk_nice()), "chunk {k}");
+            }
+        }
+        // One bulk chunk still leaves the caller's thread.
+        let one = side_by_side(&chunks[..1], true, |_| Ok(std::thread::current().id()));
+        assert_ne!(
+            one[0].as_ref().unwrap().as_ref().unwrap(),
+            &std::thread::current().id()
+        );
+        // Not bulk: nothing is lowered, and one chunk runs on the caller.
+        for r in side_by_side(&chunks, false, nice_of) {
+            assert_eq!(r.unwrap().unwrap().1, caller);
+        }
+        let one = side_by_side(&chunks[..1], false, |_| Ok(std::thread::current().id()));
+        assert_eq!(
+            one[0].as_ref().unwrap().as_ref().unwrap(),
+            &std::thread::current().id()
+        );
     }
 
     #[test]
